@@ -1,0 +1,76 @@
+# edgeq — top-level build. `make` builds the engine library and the edgeq
+# tool; `make test` builds everything (plus a sanitizer build) and runs the
+# whole suite. See README.md.
+
+CC      ?= cc
+PYTHON  ?= python3
+BUILD   ?= build
+OPT     ?= -O2
+
+ENGINE_CFLAGS = -std=c99 $(OPT) -g -Wall -Wextra -Werror -Wconversion -Wshadow \
+                -ffreestanding -Iengine/include -Iengine/src
+HOST_CFLAGS   = -std=c11 $(OPT) -g -Wall -Wextra -Werror -Iengine/include -D_POSIX_C_SOURCE=200809L
+HOST_LDLIBS   = -lm
+
+ENGINE_SRC = $(wildcard engine/src/*.c engine/src/ops/*.c engine/src/kernels/*.c)
+ENGINE_HDR = $(wildcard engine/include/edge/*.h engine/src/*.h engine/src/ops/*.h engine/src/ops/*.inc engine/src/kernels/*.h)
+TOOL_SRC   = $(wildcard quantize/*.c)
+TOOL_HDR   = $(wildcard quantize/*.h)
+UNIT_SRC   = $(wildcard tests/unit/test_*.c)
+
+ENGINE_OBJ = $(ENGINE_SRC:%.c=$(BUILD)/%.o)
+TOOL_OBJ   = $(TOOL_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all lib tool asan unit test test-unit test-py demo clean format lint
+all: lib tool
+
+lib: $(BUILD)/libedge.a
+tool: $(BUILD)/edgeq
+
+$(BUILD)/engine/%.o: engine/%.c $(ENGINE_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ENGINE_CFLAGS) $(EXTRA_CFLAGS) -c $< -o $@
+
+$(BUILD)/quantize/%.o: quantize/%.c $(TOOL_HDR) engine/include/edge/edge.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) $(EXTRA_CFLAGS) -c $< -o $@
+
+$(BUILD)/libedge.a: $(ENGINE_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/edgeq: $(TOOL_OBJ) $(BUILD)/libedge.a
+	$(CC) $(EXTRA_CFLAGS) $(TOOL_OBJ) $(BUILD)/libedge.a $(HOST_LDLIBS) -o $@
+
+# Unit tests (cmocka) see the engine's internal headers.
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libedge.a
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(OPT) -g -Wall -Wextra -Werror -Iengine/include -Iengine/src $(EXTRA_CFLAGS) \
+	    $< $(BUILD)/libedge.a -lcmocka -lm -o $@
+
+unit: $(UNIT_BIN)
+
+# The same engine and tool under AddressSanitizer + UndefinedBehaviorSanitizer.
+SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+asan:
+	$(MAKE) BUILD=$(BUILD)/asan OPT=-O1 EXTRA_CFLAGS="$(SAN)" all
+
+test-unit: unit
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+
+test-py: all asan
+	$(PYTHON) -m pytest -q tests
+
+test: test-unit test-py
+
+# The first thing a newcomer runs: person_detect on person.bmp.
+demo: all
+	$(PYTHON) tools/bmp_to_input.py ../shared/models/tflite-micro/data/person.bmp $(BUILD)/person.bin
+	$(BUILD)/edgeq run ../shared/models/tflite-micro/models/person_detect.tflite --input $(BUILD)/person.bin --labels tools/person_labels.txt
+
+clean:
+	rm -rf $(BUILD)
+
+format:
+	clang-format -i $(ENGINE_SRC) $(ENGINE_HDR) $(TOOL_SRC) $(TOOL_HDR)

@@ -1,0 +1,159 @@
+/*
+ * edge.h — the whole public API of libedge, the edgeq inference engine.
+ *
+ * libedge runs a TFLite flatbuffer straight from a const byte array (flash).
+ * It allocates nothing and keeps no global state: the caller owns the
+ * `edge_model` context and one scratch arena, and every call returns an
+ * `edge_status` whose `edge_status_str()` and `edge_model_error()` say in
+ * words what went wrong.
+ *
+ * Lifecycle:
+ *   edge_model m;
+ *   edge_status s = edge_model_init(&m, model_data, model_len, arena, arena_len);
+ *   if (s == EDGE_ERR_ARENA)  -> m.arena_needed holds the exact bytes needed
+ *   edge_tensor in = edge_input(&m, 0);   fill in.data (in.bytes bytes)
+ *   edge_invoke(&m);
+ *   edge_tensor out = edge_output(&m, 0); read out.data
+ *
+ * The model bytes must stay valid and unchanged while the context is used.
+ * The arena must be 16-byte aligned (EDGE_ARENA_ALIGN); it holds the tensor
+ * and operator records, the prepared per-op parameters and every activation
+ * tensor, placed ahead of time by the static planner.
+ */
+#ifndef EDGE_EDGE_H
+#define EDGE_EDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EDGE_VERSION_STRING "0.1.0"
+#define EDGE_MAX_DIMS 6
+#define EDGE_ARENA_ALIGN 16
+#define EDGE_ERROR_LEN 192
+
+typedef enum edge_status {
+    EDGE_OK = 0,
+    EDGE_ERR_ARG,         /* a NULL pointer, an index out of range */
+    EDGE_ERR_MODEL,       /* the flatbuffer is malformed or inconsistent */
+    EDGE_ERR_UNSUPPORTED, /* an op, type or option the engine does not run */
+    EDGE_ERR_ARENA,       /* arena too small: see edge_model.arena_needed */
+    EDGE_ERR_SHAPE,       /* tensor shapes or sizes do not agree */
+    EDGE_ERR_STATE        /* call out of order (invoke before a good init) */
+} edge_status;
+
+/* Element types use TFLite's TensorType numbers so they can be compared with
+ * the file directly. */
+typedef enum edge_type {
+    EDGE_FLOAT32 = 0,
+    EDGE_FLOAT16 = 1,
+    EDGE_INT32 = 2,
+    EDGE_UINT8 = 3,
+    EDGE_INT64 = 4,
+    EDGE_STRING = 5,
+    EDGE_BOOL = 6,
+    EDGE_INT16 = 7,
+    EDGE_INT8 = 9,
+    EDGE_BFLOAT16 = 18
+} edge_type;
+
+/* A view of one tensor. `data` points into the arena (activations) or into
+ * the model (constants, which must not be written). */
+typedef struct edge_tensor {
+    edge_type type;
+    int32_t rank;
+    int32_t dims[EDGE_MAX_DIMS];
+    size_t bytes;
+    void *data;
+    float scale;        /* per-tensor scale; 0 when not quantized */
+    int32_t zero_point; /* per-tensor zero point */
+    const char *name;   /* NUL-terminated, from the model; "" if none */
+} edge_tensor;
+
+/* Called before (end = 0) and after (end = 1) each operator when set; the
+ * host supplies the clock. */
+typedef void (*edge_profile_fn)(void *user, uint32_t op_index, const char *op_name, int end);
+
+struct edge_tensor_rt;
+struct edge_op_rt;
+
+/* The context. Fields are readable; only the engine writes them. */
+typedef struct edge_model {
+    const uint8_t *data;
+    size_t len;
+    uint8_t *arena;
+    size_t arena_len;
+    size_t arena_needed;     /* bytes this model needs (set by init) */
+    int arena_needed_exact;  /* 0 when arena_needed is only a lower bound */
+    size_t arena_records;    /* of which tensor/op records and op parameters */
+    size_t arena_activations; /* of which planned activations and scratch */
+    struct edge_tensor_rt *tensors;
+    uint32_t n_tensors;
+    struct edge_op_rt *ops;
+    uint32_t n_ops;
+    const uint8_t *inputs;  /* flatbuffer int32 vectors of tensor indices */
+    uint32_t n_inputs;
+    const uint8_t *outputs;
+    uint32_t n_outputs;
+    edge_profile_fn profile;
+    void *profile_user;
+    uint32_t ready;
+    char error[EDGE_ERROR_LEN];
+} edge_model;
+
+/* Verify, plan and prepare the model in `arena`. On EDGE_ERR_ARENA,
+ * m->arena_needed holds the exact size to retry with (as long as the arena
+ * could at least hold the records; otherwise a lower bound, also said in
+ * the message). */
+edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void *arena,
+                            size_t arena_len);
+
+/* The exact arena bytes `data` needs, found by loading it into `work` (any
+ * caller buffer; a host tool passes a generous one). */
+edge_status edge_model_arena_needed(const uint8_t *data, size_t len, void *work, size_t work_len,
+                                    size_t *needed);
+
+edge_status edge_invoke(edge_model *m);
+
+uint32_t edge_num_inputs(const edge_model *m);
+uint32_t edge_num_outputs(const edge_model *m);
+/* An empty view (data == NULL, rank 0) when the index is out of range. */
+edge_tensor edge_input(const edge_model *m, uint32_t i);
+edge_tensor edge_output(const edge_model *m, uint32_t i);
+
+/* Any tensor of the graph, for tools. */
+uint32_t edge_num_tensors(const edge_model *m);
+edge_tensor edge_tensor_at(const edge_model *m, uint32_t i);
+
+/* Operators, for tools and reports. */
+typedef struct edge_op_info {
+    const char *name;      /* "CONV_2D" */
+    int32_t builtin_code;  /* TFLite BuiltinOperator */
+    uint32_t n_inputs, n_outputs;
+    const int32_t *io;     /* n_inputs input then n_outputs output tensor indices (-1 = none) */
+    uint64_t macs;         /* multiply-accumulates per invoke */
+    int systolic;          /* 1 when the op runs on the systolic kernel */
+    uint64_t array_cycles; /* estimated systolic array cycles */
+    uint32_t scratch_bytes;
+} edge_op_info;
+uint32_t edge_num_ops(const edge_model *m);
+edge_status edge_op_info_at(const edge_model *m, uint32_t i, edge_op_info *info);
+
+/* Arena offset of a planned tensor, -1 for constants and unplanned ones. */
+int64_t edge_tensor_arena_offset(const edge_model *m, uint32_t i);
+
+void edge_set_profiler(edge_model *m, edge_profile_fn fn, void *user);
+
+const char *edge_status_str(edge_status s);
+/* The last error in words: what, where (op index, table, field). */
+const char *edge_model_error(const edge_model *m);
+const char *edge_type_name(edge_type t);
+size_t edge_type_size(edge_type t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,115 @@
+/*
+ * edge_internal.h — what the engine's modules share: the runtime records of
+ * tensors and operators, the operator interface, and small helpers.
+ * Not part of the public API.
+ */
+#ifndef EDGE_INTERNAL_H
+#define EDGE_INTERNAL_H
+
+#include "edge/edge.h"
+#include "fb.h"
+
+/* Most inputs + outputs one operator may have (CONCATENATION is the wide one). */
+#define EDGE_MAX_OP_IO 64
+
+/* Runtime record of one tensor (lives in the arena). */
+typedef struct edge_tensor_rt {
+    edge_tensor t;          /* public view; t.data set once planned */
+    const uint8_t *q_scale; /* little-endian float32[q_count], or NULL */
+    const uint8_t *q_zero;  /* little-endian int64[q_count], or NULL */
+    uint32_t q_count;
+    int32_t q_dim;          /* quantized_dimension */
+    uint32_t buffer;        /* index into the model's buffers */
+    int64_t offset;         /* arena offset when planned, else -1 */
+    int32_t alias_of;       /* shares the storage of this tensor, else -1 */
+    uint8_t is_const;       /* data comes from the model */
+    uint8_t is_variable;
+} edge_tensor_rt;
+
+struct edge_op_impl;
+
+/* Runtime record of one operator (lives in the arena). */
+typedef struct edge_op_rt {
+    const struct edge_op_impl *impl;
+    int32_t code;            /* BuiltinOperator */
+    uint32_t n_in, n_out;
+    int32_t *io;             /* n_in inputs then n_out outputs; -1 = optional absent */
+    fb_table options;        /* builtin_options table (fb_table_null if absent) */
+    uint8_t options_type;
+    void *params;            /* prepared parameters, params_bytes long */
+    uint32_t params_bytes;
+    uint32_t scratch_bytes;  /* per-invoke scratch, planned like a tensor */
+    int64_t scratch_offset;
+    uint64_t macs;
+    uint64_t array_cycles;
+    uint8_t systolic;        /* runs on the systolic kernel */
+} edge_op_rt;
+
+/* What an operator's prepare and eval see. */
+typedef struct edge_op_ctx {
+    edge_model *m;
+    uint32_t index; /* operator index in the subgraph */
+    edge_op_rt *op;
+    void *params;   /* prepare: NULL in the sizing pass; eval: prepared params */
+    void *scratch;  /* eval: op->scratch_bytes of planned scratch */
+} edge_op_ctx;
+
+/*
+ * An operator implementation.
+ *
+ * prepare() is called twice at load time. First with c->params == NULL: it
+ * validates types and shapes and sets c->op->params_bytes, scratch_bytes,
+ * macs, array_cycles and systolic. Then with c->params pointing at
+ * params_bytes of zeroed, 16-byte-aligned arena: it fills them (requant
+ * multipliers, packed weights...). Tensor data pointers are not valid yet in
+ * prepare (except constants'). eval() computes; it never fails on a model
+ * prepare accepted except for runtime-only checks.
+ */
+typedef struct edge_op_impl {
+    int32_t code;
+    const char *name;
+    edge_status (*prepare)(edge_op_ctx *c);
+    edge_status (*eval)(edge_op_ctx *c);
+    /* Output 0 may share input 0's bytes (a pure view: RESHAPE, SQUEEZE).
+     * eval must still copy when the data pointers differ. */
+    uint8_t view_of_input0;
+} edge_op_impl;
+
+/* Registry (ops/registry.c). */
+const edge_op_impl *edge_op_find(int32_t builtin_code);
+const char *edge_builtin_name(int32_t builtin_code); /* "CONV_2D", "UNKNOWN" */
+
+/* Operands: NULL when the index is out of range or the slot is -1. */
+edge_tensor_rt *edge_in(const edge_op_ctx *c, uint32_t i);
+edge_tensor_rt *edge_out(const edge_op_ctx *c, uint32_t i);
+
+/* Builtin options by field id (as numbered in the schema; a union counts two
+ * ids). Absent table or field: the default. */
+int32_t edge_opt_i32(const edge_op_ctx *c, uint32_t field, int32_t def);
+int32_t edge_opt_u8(const edge_op_ctx *c, uint32_t field, int32_t def); /* byte enums, bools */
+float edge_opt_f32(const edge_op_ctx *c, uint32_t field, float def);
+/* An int32 vector option: its elements (read with fb_i32_at) and count;
+ * NULL and 0 when absent. */
+const uint8_t *edge_opt_vec_i32(const edge_op_ctx *c, uint32_t field, uint32_t *count);
+
+/* Quantization of a tensor: channel i's scale and zero point (i clamped to
+ * the per-tensor value when the tensor is per-tensor). */
+float edge_q_scale(const edge_tensor_rt *t, uint32_t i);
+int32_t edge_q_zero(const edge_tensor_rt *t, uint32_t i);
+
+/* Element count, and dims[i] with negative i counting from the end. */
+int64_t edge_numel(const edge_tensor *t);
+int32_t edge_dim(const edge_tensor *t, int32_t i);
+int edge_same_shape(const edge_tensor *a, const edge_tensor *b);
+
+/* Record an error ("op 3 (CONV_2D): <message>") on the model and return s.
+ * fmt understands %s %d %u %ld %lu %zu %x %c and %%. */
+edge_status edge_op_fail(const edge_op_ctx *c, edge_status s, const char *fmt, ...);
+edge_status edge_fail(edge_model *m, edge_status s, const char *fmt, ...);
+
+/* Freestanding memory helpers (no libc in the core). */
+void edge_memcpy(void *dst, const void *src, size_t n);
+void edge_memset(void *dst, int v, size_t n);
+void edge_memmove(void *dst, const void *src, size_t n);
+
+#endif

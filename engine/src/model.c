@@ -1,0 +1,403 @@
+/*
+ * model.c — loading a TFLite model into a caller's arena: verify, build the
+ * tensor and operator records, prepare every op, plan, and run.
+ *
+ * Arena layout (all 16-byte aligned):
+ *   [tensor records][op records][op io lists][op params][activations+scratch]
+ * The planner's temporary tables use the space after the records before the
+ * params and activations are laid out, so the exact need is
+ *   records + max(plan work, params + activation peak).
+ */
+#include "model.h"
+
+static uint8_t *bump(uint8_t **p, size_t bytes) {
+    uint8_t *r = *p;
+    *p += EDGE_ALIGN_UP(bytes);
+    return r;
+}
+
+static const char *tensor_name(const edge_model *m, int32_t t) {
+    return t >= 0 && (uint32_t)t < m->n_tensors ? m->tensors[t].t.name : "?";
+}
+
+/* Fill one tensor record from the (verified) flatbuffer. */
+static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32_t i,
+                               edge_tensor_rt *r) {
+    edge_memset(r, 0, sizeof *r);
+    r->offset = -1;
+    r->alias_of = -1;
+    const char *name = fb_string(t, TENSOR_NAME);
+    r->t.name = name ? name : "";
+    r->t.type = (edge_type)fb_i8(t, TENSOR_TYPE, 0);
+    r->is_variable = fb_u8(t, TENSOR_IS_VARIABLE, 0) != 0;
+    if (fb_has(t, TENSOR_SPARSITY))
+        return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': sparse tensors are not supported", i,
+                         r->t.name);
+
+    fb_vec shape = fb_vec_field(t, TENSOR_SHAPE, 4);
+    if (shape.count > EDGE_MAX_DIMS)
+        return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': rank %u exceeds the engine's %d", i,
+                         r->t.name, shape.count, EDGE_MAX_DIMS);
+    r->t.rank = (int32_t)shape.count;
+    uint64_t numel = 1;
+    for (uint32_t d = 0; d < shape.count; d++) {
+        int32_t v = fb_i32_at(fb_vec_data(shape), d);
+        if (v < 0)
+            return edge_fail(m, EDGE_ERR_UNSUPPORTED,
+                             "tensor %u '%s': dimension %u is %d (dynamic shapes are not supported)", i,
+                             r->t.name, d, v);
+        r->t.dims[d] = v;
+        numel *= (uint64_t)v;
+        if (numel > 0x7fffffffu)
+            return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': more than 2^31 elements", i,
+                             r->t.name);
+    }
+    uint64_t bytes = numel * edge_type_size(r->t.type);
+    if (bytes > 0x7fffffffu)
+        return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': larger than 2 GiB", i, r->t.name);
+    r->t.bytes = (size_t)bytes;
+
+    fb_table q = fb_table_field(t, TENSOR_QUANTIZATION);
+    if (!fb_is_null(q)) {
+        if (fb_has(q, QUANT_DETAILS))
+            return edge_fail(m, EDGE_ERR_UNSUPPORTED,
+                             "tensor %u '%s': custom quantization details are not supported", i, r->t.name);
+        fb_vec sc = fb_vec_field(q, QUANT_SCALE, 4), zp = fb_vec_field(q, QUANT_ZERO_POINT, 8);
+        if (zp.count && zp.count != sc.count)
+            return edge_fail(m, EDGE_ERR_MODEL, "tensor %u '%s': %u scales but %u zero points", i,
+                             r->t.name, sc.count, zp.count);
+        r->q_count = sc.count;
+        r->q_scale = fb_vec_data(sc);
+        r->q_zero = fb_vec_data(zp);
+        r->q_dim = fb_i32(q, QUANT_DIMENSION, 0);
+        if (sc.count > 1) {
+            /* TOCO-era files give 1-D biases a quantized_dimension past
+             * their rank; TFLM runs them, so the engine reads the only
+             * dimension there is (documented in docs/engine.md). */
+            int ok = r->q_dim >= 0 && r->q_dim < r->t.rank &&
+                     (uint32_t)r->t.dims[r->q_dim] == sc.count;
+            if (!ok && r->t.rank == 1 && (uint32_t)r->t.dims[0] == sc.count) {
+                r->q_dim = 0;
+                ok = 1;
+            }
+            if (!ok)
+                return edge_fail(m, EDGE_ERR_MODEL,
+                                 "tensor %u '%s': %u per-channel scales do not match dimension %d", i,
+                                 r->t.name, sc.count, r->q_dim);
+        }
+        if (sc.count) {
+            r->t.scale = fb_f32_at(r->q_scale, 0);
+            r->t.zero_point = r->q_zero ? (int32_t)fb_i64_at(r->q_zero, 0) : 0;
+        }
+    }
+
+    r->buffer = fb_u32(t, TENSOR_BUFFER, 0);
+    if (r->buffer > 0) {
+        fb_table b = fb_vec_table(buffers, r->buffer);
+        if (fb_u64(b, BUFFER_OFFSET, 0) > 1)
+            return edge_fail(m, EDGE_ERR_UNSUPPORTED,
+                             "tensor %u '%s': data stored outside the flatbuffer is not supported", i,
+                             r->t.name);
+        if (fb_has(b, BUFFER_DATA)) {
+            fb_vec d = fb_vec_field(b, BUFFER_DATA, 1);
+            if (d.count != r->t.bytes)
+                return edge_fail(m, EDGE_ERR_MODEL,
+                                 "tensor %u '%s': constant buffer %u holds %u bytes but its shape needs %u",
+                                 i, r->t.name, r->buffer, d.count, (unsigned)r->t.bytes);
+            r->is_const = 1;
+            r->t.data = (void *)(uintptr_t)(d.buf + d.pos);
+        }
+    }
+    return EDGE_OK;
+}
+
+static edge_status unsupported_op(edge_model *m, uint32_t i, const edge_op_rt *op, const char *custom) {
+    char types[96];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < op->n_in + op->n_out && n + 12 < sizeof types; k++) {
+        if (k == op->n_in) {
+            const char *arrow = " -> ";
+            while (*arrow) types[n++] = *arrow++;
+        } else if (k) {
+            types[n++] = ',';
+        }
+        const char *tn = op->io[k] < 0 ? "none" : edge_type_name(m->tensors[op->io[k]].t.type);
+        while (*tn && n + 1 < sizeof types) types[n++] = *tn++;
+    }
+    types[n] = '\0';
+    if (custom)
+        return edge_fail(m, EDGE_ERR_UNSUPPORTED, "op %u: custom op '%s' is not supported (%s)", i,
+                         custom, types);
+    return edge_fail(m, EDGE_ERR_UNSUPPORTED, "op %u: %s (builtin %d) is not supported (%s)", i,
+                     edge_builtin_name(op->code), (int)op->code, types);
+}
+
+static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i, edge_op_rt *op,
+                           int32_t **io_cursor) {
+    edge_memset(op, 0, sizeof *op);
+    op->scratch_offset = -1;
+    fb_table code = fb_vec_table(opcodes, fb_u32(o, OP_OPCODE_INDEX, 0));
+    /* The real code is the larger of the old byte field and the int32 one. */
+    int32_t dep = fb_i8(code, OPCODE_DEPRECATED_BUILTIN, 0);
+    int32_t ext = fb_i32(code, OPCODE_BUILTIN, 0);
+    op->code = dep > ext ? dep : ext;
+    fb_vec in = fb_vec_field(o, OP_INPUTS, 4), out = fb_vec_field(o, OP_OUTPUTS, 4);
+    op->n_in = in.count;
+    op->n_out = out.count;
+    op->io = *io_cursor;
+    *io_cursor += in.count + out.count;
+    for (uint32_t k = 0; k < in.count; k++) op->io[k] = fb_i32_at(fb_vec_data(in), k);
+    for (uint32_t k = 0; k < out.count; k++) op->io[in.count + k] = fb_i32_at(fb_vec_data(out), k);
+    op->options = fb_table_field(o, OP_OPTIONS);
+    op->options_type = fb_u8(o, OP_OPTIONS_TYPE, 0);
+
+    for (uint32_t k = 0; k < out.count; k++) {
+        edge_tensor_rt *t = &m->tensors[op->io[in.count + k]];
+        if (t->is_const)
+            return edge_fail(m, EDGE_ERR_MODEL, "op %u writes constant tensor %d '%s'", i,
+                             op->io[in.count + k], t->t.name);
+    }
+    op->impl = edge_op_find(op->code);
+    if (!op->impl) return unsupported_op(m, i, op, op->code == 32 ? fb_string(code, OPCODE_CUSTOM) : 0);
+    return EDGE_OK;
+}
+
+/* Each tensor has at most one producer, and no op overwrites a graph input. */
+static edge_status check_producers(edge_model *m) {
+    for (uint32_t i = 0; i < m->n_ops; i++) {
+        const edge_op_rt *op = &m->ops[i];
+        for (uint32_t k = op->n_in; k < op->n_in + op->n_out; k++) {
+            int32_t t = op->io[k];
+            for (uint32_t g = 0; g < m->n_inputs; g++)
+                if (fb_i32_at(m->inputs, g) == t)
+                    return edge_fail(m, EDGE_ERR_MODEL, "op %u writes graph input tensor %d '%s'", i, t,
+                                     tensor_name(m, t));
+            for (uint32_t j = 0; j < i; j++) {
+                const edge_op_rt *p = &m->ops[j];
+                for (uint32_t q = p->n_in; q < p->n_in + p->n_out; q++)
+                    if (p->io[q] == t)
+                        return edge_fail(m, EDGE_ERR_MODEL, "tensor %d '%s' is written by op %u and op %u",
+                                         t, tensor_name(m, t), j, i);
+            }
+        }
+    }
+    return EDGE_OK;
+}
+
+static edge_status prepare_all(edge_model *m, uint8_t *params_base, size_t *params_total) {
+    size_t total = 0;
+    for (uint32_t i = 0; i < m->n_ops; i++) {
+        edge_op_rt *op = &m->ops[i];
+        edge_op_ctx c = {m, i, op, 0, 0};
+        if (params_base) {
+            if (!op->params_bytes) continue;
+            c.params = params_base + total;
+            edge_memset(c.params, 0, op->params_bytes);
+        } else {
+            op->params_bytes = op->scratch_bytes = 0;
+            op->macs = op->array_cycles = 0;
+            op->systolic = 0;
+        }
+        edge_status st = op->impl->prepare(&c);
+        if (st) {
+            if (!m->error[0]) edge_op_fail(&c, st, "prepare failed: %s", edge_status_str(st));
+            return st;
+        }
+        op->params = c.params;
+        total += EDGE_ALIGN_UP(op->params_bytes);
+    }
+    *params_total = total;
+    return EDGE_OK;
+}
+
+edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void *arena,
+                            size_t arena_len) {
+    if (!m) return EDGE_ERR_ARG;
+    edge_memset(m, 0, sizeof *m);
+    if (!data) return edge_fail(m, EDGE_ERR_ARG, "model data is NULL");
+    if ((uintptr_t)data & 3u) return edge_fail(m, EDGE_ERR_ARG, "model data must be 4-byte aligned");
+    if (!arena && arena_len) return edge_fail(m, EDGE_ERR_ARG, "arena is NULL but arena_len is %zu", arena_len);
+    if ((uintptr_t)arena & (EDGE_ARENA_ALIGN - 1))
+        return edge_fail(m, EDGE_ERR_ARG, "arena must be %d-byte aligned", EDGE_ARENA_ALIGN);
+    if (len < 8) return edge_fail(m, EDGE_ERR_MODEL, "not a TFLite model: only %zu bytes", len);
+    m->data = data;
+    m->len = len;
+    m->arena = (uint8_t *)arena;
+    m->arena_len = arena_len;
+
+    fb_table root = fb_root(data, len);
+    edge_status st = edge_verify_model(m, root);
+    if (st) return st;
+
+    fb_table sg = fb_vec_table(fb_vec_field(root, MODEL_SUBGRAPHS, 4), 0);
+    fb_vec tensors = fb_vec_field(sg, SUBGRAPH_TENSORS, 4);
+    fb_vec ops = fb_vec_field(sg, SUBGRAPH_OPERATORS, 4);
+    fb_vec opcodes = fb_vec_field(root, MODEL_OPCODES, 4);
+    fb_vec buffers = fb_vec_field(root, MODEL_BUFFERS, 4);
+    fb_vec gin = fb_vec_field(sg, SUBGRAPH_INPUTS, 4), gout = fb_vec_field(sg, SUBGRAPH_OUTPUTS, 4);
+    m->n_tensors = tensors.count;
+    m->n_ops = ops.count;
+    m->inputs = fb_vec_data(gin);
+    m->n_inputs = gin.count;
+    m->outputs = fb_vec_data(gout);
+    m->n_outputs = gout.count;
+
+    size_t n_io = 0;
+    for (uint32_t i = 0; i < ops.count; i++) {
+        fb_table o = fb_vec_table(ops, i);
+        uint32_t k = fb_vec_field(o, OP_INPUTS, 4).count + fb_vec_field(o, OP_OUTPUTS, 4).count;
+        if (k > EDGE_MAX_OP_IO)
+            return edge_fail(m, EDGE_ERR_UNSUPPORTED, "op %u has %u operands; the engine takes at most %d", i,
+                             k, EDGE_MAX_OP_IO);
+        n_io += k;
+    }
+    size_t records = EDGE_ALIGN_UP(m->n_tensors * sizeof(edge_tensor_rt)) +
+                     EDGE_ALIGN_UP(m->n_ops * sizeof(edge_op_rt)) + EDGE_ALIGN_UP(n_io * sizeof(int32_t));
+    size_t work = edge_plan_work_bytes(m);
+    if (arena_len < records + work) {
+        m->arena_needed = records + work;
+        return edge_fail(m, EDGE_ERR_ARENA,
+                         "arena of %zu bytes is too small: this model needs at least %zu (records and "
+                         "planning); with that much the exact size is reported",
+                         arena_len, records + work);
+    }
+
+    uint8_t *p = m->arena;
+    m->tensors = (edge_tensor_rt *)(void *)bump(&p, m->n_tensors * sizeof(edge_tensor_rt));
+    m->ops = (edge_op_rt *)(void *)bump(&p, m->n_ops * sizeof(edge_op_rt));
+    int32_t *io = (int32_t *)(void *)bump(&p, n_io * sizeof(int32_t));
+    for (uint32_t i = 0; i < m->n_tensors; i++) {
+        st = load_tensor(m, fb_vec_table(tensors, i), buffers, i, &m->tensors[i]);
+        if (st) return st;
+    }
+    for (uint32_t k = 0; k < m->n_inputs; k++)
+        if (m->tensors[fb_i32_at(m->inputs, k)].is_const)
+            return edge_fail(m, EDGE_ERR_MODEL, "graph input %u is a constant tensor", k);
+    for (uint32_t i = 0; i < m->n_ops; i++) {
+        st = load_op(m, fb_vec_table(ops, i), opcodes, i, &m->ops[i], &io);
+        if (st) return st;
+    }
+    st = check_producers(m);
+    if (st) return st;
+
+    size_t params = 0, peak = 0;
+    st = prepare_all(m, 0, &params);
+    if (st) return st;
+    st = edge_plan(m, p, &peak);
+    if (st) return st;
+
+    size_t body = params + EDGE_ALIGN_UP(peak);
+    m->arena_records = records + params;
+    m->arena_activations = EDGE_ALIGN_UP(peak);
+    m->arena_needed = records + (body > work ? body : work);
+    m->arena_needed_exact = 1;
+    if (arena_len < m->arena_needed)
+        return edge_fail(m, EDGE_ERR_ARENA, "arena of %zu bytes is too small: this model needs %zu",
+                         arena_len, m->arena_needed);
+
+    uint8_t *act = p + params;
+    for (uint32_t i = 0; i < m->n_tensors; i++) {
+        edge_tensor_rt *t = &m->tensors[i];
+        if (t->offset >= 0) t->t.data = act + t->offset;
+        else if (!t->is_const && t->alias_of < 0) t->t.data = act; /* unused or empty */
+    }
+    for (uint32_t i = 0; i < m->n_tensors; i++) {
+        edge_tensor_rt *t = &m->tensors[i];
+        if (t->alias_of >= 0) t->t.data = m->tensors[t->alias_of].t.data;
+    }
+    st = prepare_all(m, p, &params);
+    if (st) return st;
+    m->ready = 1;
+    return EDGE_OK;
+}
+
+edge_status edge_model_arena_needed(const uint8_t *data, size_t len, void *work, size_t work_len,
+                                    size_t *needed) {
+    edge_model tmp;
+    if (!needed) return EDGE_ERR_ARG;
+    *needed = 0;
+    edge_status st = edge_model_init(&tmp, data, len, work, work_len);
+    if (st == EDGE_OK || (st == EDGE_ERR_ARENA && tmp.arena_needed_exact)) {
+        *needed = tmp.arena_needed;
+        return EDGE_OK;
+    }
+    if (st == EDGE_ERR_ARENA) *needed = tmp.arena_needed;
+    return st;
+}
+
+edge_status edge_invoke(edge_model *m) {
+    if (!m) return EDGE_ERR_ARG;
+    if (!m->ready) return edge_fail(m, EDGE_ERR_STATE, "invoke before a successful edge_model_init");
+    for (uint32_t i = 0; i < m->n_ops; i++) {
+        edge_op_rt *op = &m->ops[i];
+        edge_op_ctx c = {m, i, op, op->params, 0};
+        if (op->scratch_offset >= 0) c.scratch = m->arena + m->arena_records + op->scratch_offset;
+        if (m->profile) m->profile(m->profile_user, i, op->impl->name, 0);
+        edge_status st = op->impl->eval(&c);
+        if (m->profile) m->profile(m->profile_user, i, op->impl->name, 1);
+        if (st) {
+            if (!m->error[0]) edge_op_fail(&c, st, "eval failed: %s", edge_status_str(st));
+            return st;
+        }
+    }
+    return EDGE_OK;
+}
+
+uint32_t edge_num_inputs(const edge_model *m) { return m && m->ready ? m->n_inputs : 0; }
+uint32_t edge_num_outputs(const edge_model *m) { return m && m->ready ? m->n_outputs : 0; }
+uint32_t edge_num_tensors(const edge_model *m) { return m && m->ready ? m->n_tensors : 0; }
+uint32_t edge_num_ops(const edge_model *m) { return m && m->ready ? m->n_ops : 0; }
+
+static edge_tensor empty_tensor(void) {
+    edge_tensor t;
+    edge_memset(&t, 0, sizeof t);
+    t.name = "";
+    return t;
+}
+
+edge_tensor edge_tensor_at(const edge_model *m, uint32_t i) {
+    if (!m || !m->ready || i >= m->n_tensors) return empty_tensor();
+    return m->tensors[i].t;
+}
+
+edge_tensor edge_input(const edge_model *m, uint32_t i) {
+    if (!m || !m->ready || i >= m->n_inputs) return empty_tensor();
+    return m->tensors[fb_i32_at(m->inputs, i)].t;
+}
+
+edge_tensor edge_output(const edge_model *m, uint32_t i) {
+    if (!m || !m->ready || i >= m->n_outputs) return empty_tensor();
+    return m->tensors[fb_i32_at(m->outputs, i)].t;
+}
+
+int64_t edge_tensor_arena_offset(const edge_model *m, uint32_t i) {
+    if (!m || !m->ready || i >= m->n_tensors) return -1;
+    const edge_tensor_rt *t = &m->tensors[i];
+    while (t->alias_of >= 0) t = &m->tensors[t->alias_of];
+    return t->offset < 0 ? -1 : (int64_t)m->arena_records + t->offset;
+}
+
+edge_status edge_op_info_at(const edge_model *m, uint32_t i, edge_op_info *info) {
+    if (!m || !info) return EDGE_ERR_ARG;
+    if (!m->ready) return EDGE_ERR_STATE;
+    if (i >= m->n_ops) return EDGE_ERR_ARG;
+    const edge_op_rt *op = &m->ops[i];
+    info->name = op->impl->name;
+    info->builtin_code = op->code;
+    info->n_inputs = op->n_in;
+    info->n_outputs = op->n_out;
+    info->io = op->io;
+    info->macs = op->macs;
+    info->systolic = op->systolic;
+    info->array_cycles = op->array_cycles;
+    info->scratch_bytes = op->scratch_bytes;
+    return EDGE_OK;
+}
+
+void edge_set_profiler(edge_model *m, edge_profile_fn fn, void *user) {
+    if (!m) return;
+    m->profile = fn;
+    m->profile_user = user;
+}
+
+const char *edge_model_error(const edge_model *m) { return m ? m->error : "no model"; }

@@ -1,0 +1,23 @@
+/*
+ * ops.h — every operator implementation the registry knows. One file per op
+ * in this folder defines each `edge_op_<name>` (see edge_internal.h for the
+ * prepare/eval contract).
+ */
+#ifndef EDGE_OPS_H
+#define EDGE_OPS_H
+
+#include "../edge_internal.h"
+
+#define EDGE_OP_LIST(X)                                                        \
+    X(conv_2d) X(depthwise_conv_2d) X(fully_connected)                        \
+    X(add) X(sub) X(mul)                                                      \
+    X(average_pool_2d) X(max_pool_2d) X(mean)                                 \
+    X(softmax) X(logistic) X(tanh) X(hard_swish) X(relu) X(relu6)             \
+    X(leaky_relu) X(quantize) X(dequantize)                                   \
+    X(reshape) X(squeeze) X(pad) X(concatenation) X(strided_slice)
+
+#define EDGE_OP_DECLARE(name) extern const edge_op_impl edge_op_##name;
+EDGE_OP_LIST(EDGE_OP_DECLARE)
+#undef EDGE_OP_DECLARE
+
+#endif

@@ -1,0 +1,164 @@
+/*
+ * quant.c — TFLite's fixed-point requantization rules (see quant.h).
+ * Overflowing int32 products wrap on every target TFLite runs on; here they
+ * are done in uint32 so the wrap is defined behaviour.
+ */
+#include "quant.h"
+
+int32_t edge_srdhm(int32_t a, int32_t b) {
+    if (a == b && a == INT32_MIN) return INT32_MAX;
+    int64_t ab = (int64_t)a * (int64_t)b;
+    int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+    /* Division truncates toward zero, as gemmlowp relies on. */
+    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+int32_t edge_rdbpot(int32_t x, int exponent) {
+    int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
+    int32_t remainder = x & mask;
+    int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+static int32_t shl_wrap(int32_t x, int s) { return (int32_t)((uint32_t)x << s); }
+
+int32_t edge_mbqm(int32_t x, int32_t multiplier, int shift) {
+    int left = shift > 0 ? shift : 0;
+    int right = shift > 0 ? 0 : -shift;
+    return edge_rdbpot(edge_srdhm(shl_wrap(x, left), multiplier), right);
+}
+
+int32_t edge_mbqm_smaller_than_one(int32_t x, int32_t multiplier, int left_shift) {
+    return edge_rdbpot(edge_srdhm(x, multiplier), -left_shift);
+}
+
+int32_t edge_mbqm_greater_than_one(int32_t x, int32_t multiplier, int left_shift) {
+    return edge_srdhm(shl_wrap(x, left_shift), multiplier);
+}
+
+double edge_frexp(double x, int *exp) {
+    union { double d; uint64_t u; } v;
+    v.d = x;
+    int e = (int)((v.u >> 52) & 0x7ff);
+    *exp = 0;
+    if (x == 0.0 || e == 0x7ff) return x; /* zero, inf, nan */
+    if (e == 0) {                         /* subnormal: scale into range first */
+        v.d = x * 18014398509481984.0;    /* 2^54 */
+        e = (int)((v.u >> 52) & 0x7ff) - 54;
+    }
+    *exp = e - 1022;
+    v.u = (v.u & ~((uint64_t)0x7ff << 52)) | ((uint64_t)1022 << 52);
+    return v.d;
+}
+
+double edge_round(double x) {
+    double a = x < 0 ? -x : x;
+    if (!(a < 4503599627370496.0)) return x; /* >= 2^52 is integral; NaN too */
+    double t = (double)(int64_t)a;
+    if (a - t >= 0.5) t += 1.0;
+    return x < 0 ? -t : t;
+}
+
+float edge_roundf(float x) {
+    float a = x < 0 ? -x : x;
+    if (!(a < 8388608.0f)) return x; /* >= 2^23 is integral; NaN too */
+    float t = (float)(int32_t)a;
+    if (a - t >= 0.5f) t += 1.0f;
+    return x < 0 ? -t : t;
+}
+
+int32_t edge_round_to_i32(double x) {
+    double r = edge_round(x);
+    if (!(r > -2147483648.0)) return INT32_MIN; /* also NaN */
+    if (r > 2147483647.0) return INT32_MAX;
+    return (int32_t)r;
+}
+
+void edge_quantize_multiplier(double real, int32_t *q, int *shift) {
+    if (real == 0.0) {
+        *q = 0;
+        *shift = 0;
+        return;
+    }
+    double frac = edge_frexp(real, shift);
+    int64_t fixed = (int64_t)edge_round(frac * 2147483648.0);
+    if (fixed == ((int64_t)1 << 31)) {
+        fixed /= 2;
+        ++*shift;
+    }
+    /* Shifts beyond 31 bits would shift everything out: TFLite zeroes the
+     * multiplier instead. */
+    if (*shift < -31) {
+        *shift = 0;
+        fixed = 0;
+    }
+    *q = (int32_t)fixed;
+}
+
+void edge_quantize_multiplier_smaller_than_one(double real, int32_t *q, int *shift) {
+    edge_quantize_multiplier(real, q, shift);
+}
+
+void edge_quantize_multiplier_greater_than_one(double real, int32_t *q, int *left_shift) {
+    edge_quantize_multiplier(real, q, left_shift);
+}
+
+void edge_preprocess_softmax_scaling(double beta, double input_scale, int input_integer_bits,
+                                     int32_t *q, int *left_shift) {
+    /* The cap keeps exp() of a unit difference from overflowing: above it
+     * every non-maximal input rounds to zero anyway. */
+    double real = beta * input_scale * (double)(1 << (31 - input_integer_bits));
+    double cap = 2147483648.0 - 1.0;
+    if (real > cap) real = cap;
+    edge_quantize_multiplier_greater_than_one(real, q, left_shift);
+}
+
+int edge_calculate_input_radius(int input_integer_bits, int input_left_shift, int total_signed_bits) {
+    double max_rescaled = 1.0 * (double)((1 << input_integer_bits) - 1) *
+                          (double)((int64_t)1 << (total_signed_bits - input_integer_bits)) /
+                          (double)((int64_t)1 << input_left_shift);
+    double t = (double)(int64_t)max_rescaled; /* floor of a non-negative value */
+    return (int)t;
+}
+
+int edge_act_range_q(int act, float scale, int32_t zp, int32_t qmin, int32_t qmax, int32_t *lo,
+                     int32_t *hi) {
+    /* TFLite quantizes the activation bounds in float: zp + round(f / scale). */
+#define EDGE_QUANTIZE_BOUND(f) (zp + (int32_t)edge_roundf((f) / scale))
+    *lo = qmin;
+    *hi = qmax;
+    switch (act) {
+    case EDGE_ACT_NONE: return 1;
+    case EDGE_ACT_RELU: {
+        int32_t z = EDGE_QUANTIZE_BOUND(0.0f);
+        *lo = z > qmin ? z : qmin;
+        return 1;
+    }
+    case EDGE_ACT_RELU6: {
+        int32_t z = EDGE_QUANTIZE_BOUND(0.0f), s = EDGE_QUANTIZE_BOUND(6.0f);
+        *lo = z > qmin ? z : qmin;
+        *hi = s < qmax ? s : qmax;
+        return 1;
+    }
+    case EDGE_ACT_RELU_N1_TO_1: {
+        int32_t a = EDGE_QUANTIZE_BOUND(-1.0f), b = EDGE_QUANTIZE_BOUND(1.0f);
+        *lo = a > qmin ? a : qmin;
+        *hi = b < qmax ? b : qmax;
+        return 1;
+    }
+    default: return 0;
+    }
+#undef EDGE_QUANTIZE_BOUND
+}
+
+int edge_act_range_f(int act, float *lo, float *hi) {
+    *lo = -3.402823466e38f;
+    *hi = 3.402823466e38f;
+    switch (act) {
+    case EDGE_ACT_NONE: return 1;
+    case EDGE_ACT_RELU: *lo = 0.0f; return 1;
+    case EDGE_ACT_RELU6: *lo = 0.0f; *hi = 6.0f; return 1;
+    case EDGE_ACT_RELU_N1_TO_1: *lo = -1.0f; *hi = 1.0f; return 1;
+    default: return 0;
+    }
+}

@@ -1,0 +1,55 @@
+/*
+ * quant.h — TFLite's fixed-point quantization arithmetic, bit for bit.
+ *
+ * These are the reference kernels' rules (gemmlowp double rounding, not the
+ * single-rounding variant), shared by every op and by edgeq.
+ */
+#ifndef EDGE_QUANT_H
+#define EDGE_QUANT_H
+
+#include <stdint.h>
+
+/* gemmlowp SaturatingRoundingDoublingHighMul. */
+int32_t edge_srdhm(int32_t a, int32_t b);
+/* gemmlowp RoundingDivideByPOT (exponent 0..31). */
+int32_t edge_rdbpot(int32_t x, int exponent);
+/* TFLite MultiplyByQuantizedMultiplier(x, multiplier, shift): shift > 0 is a
+ * left shift applied before the high multiply. */
+int32_t edge_mbqm(int32_t x, int32_t multiplier, int shift);
+/* MultiplyByQuantizedMultiplierSmallerThanOneExp (shift <= 0). */
+int32_t edge_mbqm_smaller_than_one(int32_t x, int32_t multiplier, int left_shift);
+/* MultiplyByQuantizedMultiplierGreaterThanOne (left_shift >= 0). */
+int32_t edge_mbqm_greater_than_one(int32_t x, int32_t multiplier, int left_shift);
+
+/* TFLite QuantizeMultiplier: real = q * 2^(shift - 31), q in [2^30, 2^31). */
+void edge_quantize_multiplier(double real, int32_t *q, int *shift);
+void edge_quantize_multiplier_smaller_than_one(double real, int32_t *q, int *shift);
+void edge_quantize_multiplier_greater_than_one(double real, int32_t *q, int *left_shift);
+/* PreprocessSoftmaxScaling / PreprocessLogSoftmaxScaling helpers. */
+void edge_preprocess_softmax_scaling(double beta, double input_scale, int input_integer_bits,
+                                     int32_t *q, int *left_shift);
+int edge_calculate_input_radius(int input_integer_bits, int input_left_shift, int total_signed_bits);
+
+/* Freestanding frexp and std::round (half away from zero). */
+double edge_frexp(double x, int *exp);
+double edge_round(double x);
+float edge_roundf(float x);
+/* Saturating float -> int32 as TFLite's quantize paths use. */
+int32_t edge_round_to_i32(double x);
+
+/* TFLite ActivationFunctionType */
+enum { EDGE_ACT_NONE = 0, EDGE_ACT_RELU = 1, EDGE_ACT_RELU_N1_TO_1 = 2, EDGE_ACT_RELU6 = 3,
+       EDGE_ACT_TANH = 4, EDGE_ACT_SIGN_BIT = 5 };
+/* CalculateActivationRangeQuantized: the clamp range of a fused activation
+ * on an output with (scale, zp) and type range [qmin, qmax]. Returns 0 if the
+ * activation cannot be fused (TANH, SIGN_BIT). */
+int edge_act_range_q(int act, float scale, int32_t zp, int32_t qmin, int32_t qmax, int32_t *lo,
+                     int32_t *hi);
+/* CalculateActivationRange for float. */
+int edge_act_range_f(int act, float *lo, float *hi);
+
+static inline int32_t edge_clamp_i32(int32_t v, int32_t lo, int32_t hi) {
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+#endif
