@@ -1,0 +1,37 @@
+/*
+ * depthwise.h — the depthwise-convolution vector kernel (a sibling of the
+ * systolic array: one MAC lane per channel, no reduction across channels).
+ *
+ * For output channel oc = ic * depth_mult + m of input channel ic:
+ *   acc = sum over taps inside the image of
+ *           (W[ky][kx][oc] + filter_offset) * (In[iy][ix][ic] + input_offset)
+ *         + bias[oc]
+ *   out = clamp(MultiplyByQuantizedMultiplier(acc, mult, shift) + output_offset,
+ *               act_min, act_max)
+ * bit for bit as reference_integer_ops::DepthwiseConvPerChannel (int8,
+ * filter_offset 0) and reference_ops::DepthwiseConv (uint8) compute it: taps
+ * outside the image are skipped. Filter layout [1][k_h][k_w][out_c], NHWC
+ * activations. No allocation; a small fixed block of accumulators lives on
+ * the stack.
+ */
+#ifndef EDGE_KERNELS_DEPTHWISE_H
+#define EDGE_KERNELS_DEPTHWISE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct depthwise_params {
+    int32_t batches, in_h, in_w, in_c;
+    int32_t out_h, out_w, out_c, depth_mult; /* out_c == in_c * depth_mult */
+    int32_t k_h, k_w, stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+    int32_t input_offset, filter_offset, output_offset, act_min, act_max;
+    const int32_t *bias;       /* [out_c] or NULL */
+    const int32_t *multiplier; /* [out_c] if per_channel else [1] */
+    const int8_t *shift;       /* TFLite shift (> 0 = left), same length */
+    uint8_t per_channel;
+    uint8_t is_unsigned; /* uint8 input, filter and output; else int8 */
+} depthwise_params;
+
+void depthwise_conv(const depthwise_params *p, const void *input, const void *filter, void *output);
+
+#endif

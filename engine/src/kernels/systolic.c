@@ -1,0 +1,173 @@
+/*
+ * systolic.c — portable C model of the systolic array (see systolic.h).
+ *
+ * This is the bit-exact reference every accelerated variant is tested
+ * against. Sums are kept in uint32 so that int32 wrap-around (what TFLite's
+ * int32 accumulators do on every target) is defined behaviour here.
+ */
+#include "systolic.h"
+
+#include "../quant.h"
+
+/* Inner products are taken in fixed blocks of DOT_BLOCK so that compilers
+ * vectorise them even at -O2 (no epilogue is needed inside a block), and so
+ * that a block's int32 partial sum can never overflow: 16 * 255 * 255 < 2^31. */
+#define DOT_BLOCK 16
+
+#if EDGE_SYSTOLIC_ROWS < 1 || EDGE_SYSTOLIC_COLS < 1
+#error "EDGE_SYSTOLIC_ROWS and EDGE_SYSTOLIC_COLS must be positive"
+#endif
+
+/* One array column group: row `a` against EDGE_SYSTOLIC_COLS (or fewer)
+ * weight rows, each k long, `ws` elements apart. */
+#define SYSTOLIC_DEFINE_TILE(SUFFIX, T)                                                      \
+    static void tile_dot_##SUFFIX(const T *a, const T *w, int32_t ws, int32_t k, int32_t nc, \
+                                  uint32_t *acc) {                                           \
+        int32_t c = 0;                                                                       \
+        for (; c + 4 <= nc; c += 4) {                                                        \
+            const T *w0 = w + (int64_t)c * ws, *w1 = w0 + ws, *w2 = w1 + ws, *w3 = w2 + ws;  \
+            uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;                                         \
+            int32_t i = 0;                                                                   \
+            for (; i + DOT_BLOCK <= k; i += DOT_BLOCK) {                                     \
+                int32_t t0 = 0, t1 = 0, t2 = 0, t3 = 0;                                      \
+                for (int32_t j = 0; j < DOT_BLOCK; j++) {                                    \
+                    int32_t x = a[i + j];                                                    \
+                    t0 += x * w0[i + j];                                                     \
+                    t1 += x * w1[i + j];                                                     \
+                    t2 += x * w2[i + j];                                                     \
+                    t3 += x * w3[i + j];                                                     \
+                }                                                                            \
+                s0 += (uint32_t)t0;                                                          \
+                s1 += (uint32_t)t1;                                                          \
+                s2 += (uint32_t)t2;                                                          \
+                s3 += (uint32_t)t3;                                                          \
+            }                                                                                \
+            for (; i < k; i++) {                                                             \
+                int32_t x = a[i];                                                            \
+                s0 += (uint32_t)(x * w0[i]);                                                 \
+                s1 += (uint32_t)(x * w1[i]);                                                 \
+                s2 += (uint32_t)(x * w2[i]);                                                 \
+                s3 += (uint32_t)(x * w3[i]);                                                 \
+            }                                                                                \
+            acc[c] = s0;                                                                     \
+            acc[c + 1] = s1;                                                                 \
+            acc[c + 2] = s2;                                                                 \
+            acc[c + 3] = s3;                                                                 \
+        }                                                                                    \
+        for (; c < nc; c++) {                                                                \
+            const T *w0 = w + (int64_t)c * ws;                                               \
+            uint32_t s0 = 0;                                                                 \
+            int32_t i = 0;                                                                   \
+            for (; i + DOT_BLOCK <= k; i += DOT_BLOCK) {                                     \
+                int32_t t0 = 0;                                                              \
+                for (int32_t j = 0; j < DOT_BLOCK; j++) t0 += (int32_t)a[i + j] * w0[i + j]; \
+                s0 += (uint32_t)t0;                                                          \
+            }                                                                                \
+            for (; i < k; i++) s0 += (uint32_t)((int32_t)a[i] * w0[i]);                      \
+            acc[c] = s0;                                                                     \
+        }                                                                                    \
+    }                                                                                        \
+    static uint32_t row_sum_##SUFFIX(const T *a, int32_t k) {                                \
+        uint32_t s = 0;                                                                      \
+        for (int32_t i = 0; i < k; i++) {                                                    \
+            int32_t v = a[i];                                                                \
+            s += (uint32_t)v;                                                                \
+        }                                                                                    \
+        return s;                                                                            \
+    }
+
+SYSTOLIC_DEFINE_TILE(s8, int8_t)
+SYSTOLIC_DEFINE_TILE(u8, uint8_t)
+
+/* (int32) of a double as x86 converts it: out-of-range gives INT32_MIN,
+ * which is what the oracle (LiteRT on x86) does with its static_cast. */
+static int32_t double_to_i32(double x) {
+    double r = edge_round(x);
+    if (!(r >= -2147483648.0 && r < 2147483648.0)) return INT32_MIN;
+    return (int32_t)r;
+}
+
+static inline int32_t requant(const systolic_params *p, uint32_t acc, int32_t ch) {
+    int32_t i = p->per_channel ? ch : 0;
+    int32_t v;
+    if (p->requant == SYSTOLIC_REQUANT_DOUBLE)
+        v = double_to_i32((double)(int32_t)acc * p->scale[i]);
+    else
+        v = edge_mbqm((int32_t)acc, p->multiplier[i], p->shift[i]);
+    v = (int32_t)((uint32_t)v + (uint32_t)p->output_offset);
+    return edge_clamp_i32(v, p->act_min, p->act_max);
+}
+
+void systolic_fold_bias(const systolic_params *p, const int32_t *bias, int32_t *eff_bias) {
+    const uint32_t io = (uint32_t)p->input_offset;
+    const uint32_t kfo = (uint32_t)p->k * (uint32_t)p->filter_offset;
+    for (int32_t c = 0; c < p->n; c++) {
+        uint32_t wsum = 0;
+        if (p->is_unsigned) {
+            const uint8_t *w = (const uint8_t *)p->weights + (int64_t)c * p->k;
+            wsum = row_sum_u8(w, p->k);
+        } else {
+            const int8_t *w = (const int8_t *)p->weights + (int64_t)c * p->k;
+            wsum = row_sum_s8(w, p->k);
+        }
+        uint32_t b = bias ? (uint32_t)bias[c] : 0u;
+        eff_bias[c] = (int32_t)(b + io * wsum + io * kfo);
+    }
+}
+
+void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m, void *out,
+                   int32_t out_stride) {
+    uint32_t acc[EDGE_SYSTOLIC_COLS];
+    uint32_t rterm[EDGE_SYSTOLIC_ROWS];
+    uint8_t *o = (uint8_t *)out;
+    const int32_t k = p->k, n = p->n;
+    for (int32_t r0 = 0; r0 < m; r0 += EDGE_SYSTOLIC_ROWS) {
+        int32_t mr = m - r0 < EDGE_SYSTOLIC_ROWS ? m - r0 : EDGE_SYSTOLIC_ROWS;
+        /* The fo * sum(A) row term: zero for symmetric (int8) weights. */
+        for (int32_t r = 0; r < mr; r++) {
+            rterm[r] = 0;
+            if (p->filter_offset != 0) {
+                uint32_t s = p->is_unsigned ? row_sum_u8((const uint8_t *)rows[r0 + r], k)
+                                            : row_sum_s8((const int8_t *)rows[r0 + r], k);
+                rterm[r] = s * (uint32_t)p->filter_offset;
+            }
+        }
+        for (int32_t c0 = 0; c0 < n; c0 += EDGE_SYSTOLIC_COLS) {
+            int32_t nc = n - c0 < EDGE_SYSTOLIC_COLS ? n - c0 : EDGE_SYSTOLIC_COLS;
+            for (int32_t r = 0; r < mr; r++) {
+                if (p->is_unsigned)
+                    tile_dot_u8((const uint8_t *)rows[r0 + r],
+                                (const uint8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);
+                else
+                    tile_dot_s8((const int8_t *)rows[r0 + r],
+                                (const int8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);
+                uint8_t *dst = o + (int64_t)(r0 + r) * out_stride + c0;
+                for (int32_t c = 0; c < nc; c++) {
+                    uint32_t a = acc[c] + rterm[r];
+                    if (p->bias) a += (uint32_t)p->bias[c0 + c];
+                    /* int8 and uint8 results share their low byte. */
+                    dst[c] = (uint8_t)((uint32_t)requant(p, a, c0 + c) & 0xffu);
+                }
+            }
+        }
+    }
+}
+
+void systolic_gemm_dense(const systolic_params *p, const void *a, int32_t a_stride, int32_t m,
+                         void *out, int32_t out_stride) {
+    const void *rows[EDGE_SYSTOLIC_ROWS];
+    const uint8_t *base = (const uint8_t *)a; /* both element types are one byte */
+    uint8_t *o = (uint8_t *)out;
+    for (int32_t r0 = 0; r0 < m; r0 += EDGE_SYSTOLIC_ROWS) {
+        int32_t mr = m - r0 < EDGE_SYSTOLIC_ROWS ? m - r0 : EDGE_SYSTOLIC_ROWS;
+        for (int32_t r = 0; r < mr; r++) rows[r] = base + (int64_t)(r0 + r) * a_stride;
+        systolic_gemm(p, rows, mr, o + (int64_t)r0 * out_stride, out_stride);
+    }
+}
+
+uint64_t systolic_cycles(uint64_t m, uint64_t n, uint64_t k) {
+    const uint64_t R = EDGE_SYSTOLIC_ROWS, C = EDGE_SYSTOLIC_COLS;
+    if (m == 0 || n == 0 || k == 0) return 0;
+    uint64_t tiles = ((m + R - 1) / R) * ((n + C - 1) / C);
+    return tiles * (k + (R - 1) + (C - 1) + R);
+}

@@ -1,0 +1,98 @@
+/*
+ * systolic.h — the one fixed-function primitive the MAC-heavy ops lower to.
+ *
+ * A weight-stationary int8 (or TF1-era uint8) matrix engine, modelled as an
+ * array of EDGE_SYSTOLIC_ROWS x EDGE_SYSTOLIC_COLS cells. It computes, for
+ * each activation row m and output channel n:
+ *
+ *   acc      = sum_k (A[m][k] + input_offset) * (W[n][k] + filter_offset) + bias[n]
+ *   C[m][n]  = clamp(requant_n(acc) + output_offset, act_min, act_max)
+ *
+ * bit for bit as TFLite's reference kernels do (int32 accumulation with
+ * two's-complement wrap, then gemmlowp's double-rounding
+ * MultiplyByQuantizedMultiplier, or for LiteRT's reference FULLY_CONNECTED
+ * round(double(acc) * scale)).
+ *
+ * W is stored [n][k], exactly as TFLite stores CONV_2D filters (OHWI) and
+ * FULLY_CONNECTED weights, so constant weights are used in place (flash).
+ * Activation rows are given as pointers (an implicit im2col: each row may
+ * point into the input tensor or into a few rows of scratch).
+ *
+ * The expansion
+ *   sum (A+io)(W+fo) = sum A*W + fo*sum A + [io*sum W + k*io*fo]
+ * moves the bracket into an "effective bias" computed once at prepare
+ * (systolic_fold_bias), so the inner loop is a pure 8-bit dot product; the
+ * fo*sum A row term is only computed when filter_offset != 0 (uint8 models).
+ * With int32 wrap-around this is exactly the reference sum, as long as
+ * padded taps hold the input zero point (so that A + io == 0 there).
+ *
+ * No allocation, no globals; every buffer belongs to the caller.
+ */
+#ifndef EDGE_KERNELS_SYSTOLIC_H
+#define EDGE_KERNELS_SYSTOLIC_H
+
+#include <stdint.h>
+
+/* The array's geometry: build-time constants, like a real array's size.
+ * They change the tiling and the im2col scratch, never the results. */
+#ifndef EDGE_SYSTOLIC_ROWS
+#define EDGE_SYSTOLIC_ROWS 4
+#endif
+#ifndef EDGE_SYSTOLIC_COLS
+#define EDGE_SYSTOLIC_COLS 4
+#endif
+
+/* LiteRT's reference FULLY_CONNECTED (ai-edge-litert 2.x, BUILTIN_REF)
+ * requantizes int8/uint8 with round(double(acc) * in_s * w_s / out_s);
+ * TFLM's reference kernel uses the fixed-point multiplier. The two differ by
+ * one LSB on rare ties. 1 = match LiteRT (the project's oracle), 0 = TFLM. */
+#ifndef EDGE_FC_REQUANT_DOUBLE
+#define EDGE_FC_REQUANT_DOUBLE 1
+#endif
+
+enum {
+    SYSTOLIC_REQUANT_FIXED = 0, /* MultiplyByQuantizedMultiplier(acc, mult, shift) */
+    SYSTOLIC_REQUANT_DOUBLE = 1 /* (int32) round(double(acc) * scale) */
+};
+
+typedef struct systolic_params {
+    int32_t k;             /* reduction length (> 0) */
+    int32_t n;             /* output channels (> 0) */
+    int32_t input_offset;  /* added to every activation: -input zero point */
+    int32_t filter_offset; /* added to every weight: -filter zero point (0 for int8) */
+    int32_t output_offset; /* output zero point */
+    int32_t act_min, act_max;
+    const void *weights;       /* [n][k] int8 or uint8 */
+    const int32_t *bias;       /* [n] effective bias from systolic_fold_bias, or NULL */
+    const int32_t *multiplier; /* FIXED: [n] if per_channel else [1] */
+    const int8_t *shift;       /* FIXED: TFLite shift (> 0 = left), same length */
+    const double *scale;       /* DOUBLE: [n] if per_channel else [1] */
+    uint8_t per_channel;
+    uint8_t requant;     /* SYSTOLIC_REQUANT_* */
+    uint8_t is_unsigned; /* activations, weights and outputs are uint8 */
+} systolic_params;
+
+/* eff_bias[i] = bias[i] + input_offset * sum_k W[i][k]
+ *               + k * input_offset * filter_offset   (bias may be NULL).
+ * Uses p->weights, n, k, input_offset, filter_offset, is_unsigned. */
+void systolic_fold_bias(const systolic_params *p, const int32_t *bias, int32_t *eff_bias);
+
+/* C for m activation rows: rows[r] points at k elements (int8 or uint8 as
+ * p->is_unsigned says). Output row r goes to out + r * out_stride elements;
+ * channel j to element j of it. Any m >= 0; tiled internally. */
+void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m, void *out,
+                   int32_t out_stride);
+
+/* Same for rows stored densely: row r at a + r * a_stride elements. */
+void systolic_gemm_dense(const systolic_params *p, const void *a, int32_t a_stride, int32_t m,
+                         void *out, int32_t out_stride);
+
+/* Estimated array cycles for an m x n x k product on the array: every
+ * ROWS x COLS output tile streams k operands after a fill of
+ * (ROWS - 1) + (COLS - 1) skew cycles, then drains ROWS results. */
+uint64_t systolic_cycles(uint64_t m, uint64_t n, uint64_t k);
+
+/* Bytes of scratch an implicit-im2col conv needs for one tile of rows. */
+static inline uint32_t systolic_im2col_bytes(uint32_t k) { return (uint32_t)EDGE_SYSTOLIC_ROWS * k; }
+
+#endif

@@ -1,0 +1,322 @@
+/*
+ * conv_2d.c — CONV_2D (BuiltinOperator 3), lowered to the systolic kernel.
+ *
+ * Matches reference_integer_ops::ConvPerChannel (int8 activations, int8
+ * symmetric filters, per-channel or per-tensor) and reference_ops::Conv
+ * (TF1 uint8, asymmetric per-tensor filters), with grouped convolution
+ * (input channels a multiple of the filter's), any stride, dilation,
+ * SAME/VALID padding and a fused RELU/RELU_N1_TO_1/RELU6.
+ *
+ * Lowering: output pixels are the GEMM rows, output channels its columns,
+ * K = filter_h * filter_w * filter_in_channels. A 1x1 filter reads its rows
+ * straight from the input tensor; any other filter gathers
+ * EDGE_SYSTOLIC_ROWS rows at a time into scratch (implicit im2col: the
+ * whole im2col matrix is never built). Padded taps are filled with the input
+ * zero point, which contributes exactly zero, as the reference's skipped taps.
+ */
+#include "../kernels/conv_common.h"
+#include "../kernels/systolic.h"
+#include "../quant.h"
+#include "ops.h"
+
+enum { CONV_OPTIONS_TYPE = 1 };
+enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_ACTIVATION = 3,
+       OPT_DILATION_W = 4, OPT_DILATION_H = 5 };
+
+typedef struct conv_params {
+    systolic_params sp; /* pointer fields are set per group at eval */
+    int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
+    int32_t k_h, k_w, group_in_c, groups, group_out_c, k;
+    int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+    uint32_t bias_off, mult_off, shift_off; /* byte offsets inside the params block */
+    uint32_t scratch_bias_off;              /* where eval folds the bias when not const */
+    uint8_t direct;       /* 1x1 filter: rows come straight from the input */
+    uint8_t fold_at_eval; /* weights or bias are not constant */
+    uint8_t pad_byte;     /* input zero point, as stored */
+} conv_params;
+
+static uint32_t align16(uint32_t x) { return (x + 15u) & ~15u; }
+
+static edge_status prepare(edge_op_ctx *c) {
+    edge_op_rt *op = c->op;
+    if (op->n_in < 2 || op->n_in > 3 || op->n_out != 1)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 2 or 3 inputs and 1 output, has %u and %u",
+                            op->n_in, op->n_out);
+    edge_tensor_rt *in = edge_in(c, 0), *filt = edge_in(c, 1), *bias = edge_in(c, 2);
+    edge_tensor_rt *out = edge_out(c, 0);
+    if (!in || !filt || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input, filter or output missing");
+    if (op->options_type != CONV_OPTIONS_TYPE && op->options_type != 0)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not Conv2DOptions (type %u)",
+                            (unsigned)op->options_type);
+
+    const edge_type it = in->t.type, ft = filt->t.type, ot = out->t.type;
+    int is_u8;
+    if (it == EDGE_INT8 && ft == EDGE_INT8 && ot == EDGE_INT8) is_u8 = 0;
+    else if (it == EDGE_UINT8 && ft == EDGE_UINT8 && ot == EDGE_UINT8) is_u8 = 1;
+    else
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                            "input %s, filter %s, output %s not supported (int8 or uint8 throughout)",
+                            edge_type_name(it), edge_type_name(ft), edge_type_name(ot));
+    if (bias && bias->t.type != EDGE_INT32)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "bias %s not supported (int32)",
+                            edge_type_name(bias->t.type));
+    if (in->t.rank != 4 || filt->t.rank != 4 || out->t.rank != 4)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "input, filter and output must be 4-D (are %d, %d, %d)",
+                            in->t.rank, filt->t.rank, out->t.rank);
+
+    const int32_t batches = in->t.dims[0], in_h = in->t.dims[1], in_w = in->t.dims[2],
+                  in_c = in->t.dims[3];
+    const int32_t out_c = filt->t.dims[0], k_h = filt->t.dims[1], k_w = filt->t.dims[2],
+                  f_in_c = filt->t.dims[3];
+    if (batches <= 0 || in_h <= 0 || in_w <= 0 || in_c <= 0 || out_c <= 0 || k_h <= 0 || k_w <= 0 ||
+        f_in_c <= 0)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "empty input or filter");
+    if (in_c % f_in_c != 0)
+        return edge_op_fail(c, EDGE_ERR_SHAPE,
+                            "input channels %d are not a multiple of filter channels %d", in_c, f_in_c);
+    const int32_t groups = in_c / f_in_c;
+    if (out_c % groups != 0)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "output channels %d not divisible into %d groups",
+                            out_c, groups);
+    if (bias && edge_numel(&bias->t) != out_c)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "bias has %ld elements, filter has %d outputs",
+                            (long)edge_numel(&bias->t), out_c);
+
+    const int padding = edge_opt_u8(c, OPT_PADDING, 0);
+    const int32_t stride_w = edge_opt_i32(c, OPT_STRIDE_W, 0), stride_h = edge_opt_i32(c, OPT_STRIDE_H, 0);
+    const int32_t dil_w = edge_opt_i32(c, OPT_DILATION_W, 1), dil_h = edge_opt_i32(c, OPT_DILATION_H, 1);
+    const int act = edge_opt_u8(c, OPT_ACTIVATION, 0);
+    if (padding != EDGE_PADDING_SAME && padding != EDGE_PADDING_VALID)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "unknown padding %d", padding);
+    if (stride_w <= 0 || stride_h <= 0 || dil_w <= 0 || dil_h <= 0)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "stride %dx%d and dilation %dx%d must be positive",
+                            stride_h, stride_w, dil_h, dil_w);
+    const int64_t out_h = edge_conv_out_size(padding, in_h, k_h, stride_h, dil_h);
+    const int64_t out_w = edge_conv_out_size(padding, in_w, k_w, stride_w, dil_w);
+    if (out_h <= 0 || out_w <= 0)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "filter %dx%d does not fit input %dx%d", k_h, k_w,
+                            in_h, in_w);
+    if (out->t.dims[0] != batches || out->t.dims[1] != out_h || out->t.dims[2] != out_w ||
+        out->t.dims[3] != out_c)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "output is [%d,%d,%d,%d], expected [%d,%ld,%ld,%d]",
+                            out->t.dims[0], out->t.dims[1], out->t.dims[2], out->t.dims[3], batches,
+                            (long)out_h, (long)out_w, out_c);
+    /* Keep every index, and the params and scratch sizes, well inside 32 bits. */
+    if (k_h > 0xffff || k_w > 0xffff || f_in_c > 0xffffff)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "filter too large");
+    const int64_t k64 = (int64_t)k_h * k_w * f_in_c;
+    if (k64 * EDGE_SYSTOLIC_ROWS + 16 * (int64_t)out_c > 0x3fffffff ||
+        (int64_t)batches * out_h * out_w * out_c > 0x7fffffff)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "convolution too large");
+    const int32_t k = (int32_t)k64;
+
+    /* Quantization. */
+    if (in->q_count < 1 || out->q_count < 1 || filt->q_count < 1)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "input, filter and output must be quantized");
+    const int per_channel = filt->q_count > 1;
+    if (per_channel) {
+        if (is_u8)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel filter with uint8 input");
+        if (filt->q_count != (uint32_t)out_c || filt->q_dim != 0)
+            return edge_op_fail(c, EDGE_ERR_MODEL,
+                                "per-channel filter has %u scales on dimension %d, expected %d on 0",
+                                filt->q_count, filt->q_dim, out_c);
+    }
+    const int32_t in_zp = edge_q_zero(in, 0), out_zp = edge_q_zero(out, 0);
+    const int32_t qmin = is_u8 ? 0 : -128, qmax = is_u8 ? 255 : 127;
+    if (in_zp < qmin || in_zp > qmax || out_zp < qmin || out_zp > qmax)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "zero points %d, %d out of range", in_zp, out_zp);
+    int32_t filt_zp = 0;
+    if (is_u8) {
+        filt_zp = edge_q_zero(filt, 0);
+    } else {
+        for (uint32_t i = 0; i < filt->q_count; i++)
+            if (edge_q_zero(filt, i) != 0)
+                return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                                    "int8 filter zero point %d (must be 0)", edge_q_zero(filt, i));
+    }
+    int32_t act_min, act_max;
+    if (!edge_act_range_q(act, edge_q_scale(out, 0), out_zp, qmin, qmax, &act_min, &act_max))
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                            "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)", act);
+
+    /* Layout of the params block: header, effective bias, multipliers, shifts. */
+    const uint32_t n_mult = per_channel ? (uint32_t)out_c : 1u;
+    const int fold_at_eval = !filt->is_const || (bias && !bias->is_const);
+    const uint32_t bias_off = align16((uint32_t)sizeof(conv_params));
+    const uint32_t mult_off = bias_off + (fold_at_eval ? 0u : 4u * (uint32_t)out_c);
+    const uint32_t shift_off = mult_off + 4u * n_mult;
+    const int direct = k_h == 1 && k_w == 1;
+    const uint32_t im2col = direct ? 0u : systolic_im2col_bytes((uint32_t)k);
+    const uint32_t scratch_bias_off = (im2col + 3u) & ~3u;
+
+    if (!c->params) {
+        op->params_bytes = shift_off + n_mult;
+        op->scratch_bytes = fold_at_eval ? scratch_bias_off + 4u * (uint32_t)out_c : im2col;
+        op->macs = (uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w * (uint64_t)out_c * (uint64_t)k;
+        op->systolic = 1;
+        op->array_cycles = (uint64_t)groups *
+                           systolic_cycles((uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w,
+                                           (uint64_t)(out_c / groups), (uint64_t)k);
+        return EDGE_OK;
+    }
+
+    uint8_t *base = (uint8_t *)c->params;
+    conv_params *p = (conv_params *)c->params;
+    int32_t *mult = (int32_t *)(base + mult_off);
+    int8_t *shift = (int8_t *)(base + shift_off);
+    const float in_s = edge_q_scale(in, 0), out_s = edge_q_scale(out, 0);
+    for (uint32_t i = 0; i < n_mult; i++) {
+        double real;
+        if (is_u8) {
+            /* GetQuantizedConvolutionMultipler: the product is taken in float. */
+            float prod = in_s * edge_q_scale(filt, 0);
+            real = (double)prod / (double)out_s;
+        } else {
+            /* PopulateConvolutionQuantizationParams: all in double. */
+            real = (double)in_s * (double)edge_q_scale(filt, i) / (double)out_s;
+        }
+        int s;
+        edge_quantize_multiplier(real, &mult[i], &s);
+        if (s > 31 || s < -31)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                                "requantization multiplier out of range (shift %d)", s);
+        shift[i] = (int8_t)s;
+    }
+
+    systolic_params *sp = &p->sp;
+    sp->k = k;
+    sp->n = out_c / groups;
+    sp->input_offset = -in_zp;
+    sp->filter_offset = -filt_zp;
+    sp->output_offset = out_zp;
+    sp->act_min = act_min;
+    sp->act_max = act_max;
+    sp->per_channel = (uint8_t)per_channel;
+    sp->requant = SYSTOLIC_REQUANT_FIXED;
+    sp->is_unsigned = (uint8_t)is_u8;
+    p->batches = batches;
+    p->in_h = in_h;
+    p->in_w = in_w;
+    p->in_c = in_c;
+    p->out_h = (int32_t)out_h;
+    p->out_w = (int32_t)out_w;
+    p->out_c = out_c;
+    p->k_h = k_h;
+    p->k_w = k_w;
+    p->group_in_c = f_in_c;
+    p->groups = groups;
+    p->group_out_c = out_c / groups;
+    p->k = k;
+    p->stride_h = stride_h;
+    p->stride_w = stride_w;
+    p->dil_h = dil_h;
+    p->dil_w = dil_w;
+    p->pad_h = (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h);
+    p->pad_w = (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w);
+    p->bias_off = bias_off;
+    p->mult_off = mult_off;
+    p->shift_off = shift_off;
+    p->scratch_bias_off = scratch_bias_off;
+    p->direct = (uint8_t)direct;
+    p->fold_at_eval = (uint8_t)fold_at_eval;
+    p->pad_byte = (uint8_t)((uint32_t)in_zp & 0xffu);
+
+    if (!fold_at_eval) {
+        systolic_params whole = *sp;
+        whole.n = out_c;
+        whole.weights = filt->t.data;
+        systolic_fold_bias(&whole, bias ? (const int32_t *)bias->t.data : 0,
+                           (int32_t *)(base + bias_off));
+    }
+    return EDGE_OK;
+}
+
+/* Gather one im2col row (output pixel oy, ox of batch image `img`, group g)
+ * into dst: k_h * k_w * group_in_c bytes, in the filter's (ky, kx, c) order. */
+static void im2col_row(const conv_params *p, const uint8_t *img, int32_t oy, int32_t ox, int32_t g,
+                       uint8_t *dst) {
+    const int32_t gc = p->group_in_c;
+    const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+    const int contiguous = p->dil_w == 1 && p->groups == 1 && ix0 >= 0 && ix0 + p->k_w <= p->in_w;
+    for (int32_t ky = 0; ky < p->k_h; ky++) {
+        const int32_t iy = iy0 + ky * p->dil_h;
+        if (iy < 0 || iy >= p->in_h) {
+            edge_memset(dst, p->pad_byte, (size_t)p->k_w * (size_t)gc);
+            dst += (size_t)p->k_w * (size_t)gc;
+            continue;
+        }
+        const uint8_t *row = img + ((size_t)iy * (size_t)p->in_w) * (size_t)p->in_c + (size_t)g * (size_t)gc;
+        if (contiguous) {
+            edge_memcpy(dst, row + (size_t)ix0 * (size_t)p->in_c, (size_t)p->k_w * (size_t)gc);
+            dst += (size_t)p->k_w * (size_t)gc;
+            continue;
+        }
+        for (int32_t kx = 0; kx < p->k_w; kx++) {
+            const int32_t ix = ix0 + kx * p->dil_w;
+            if (ix < 0 || ix >= p->in_w)
+                edge_memset(dst, p->pad_byte, (size_t)gc);
+            else
+                edge_memcpy(dst, row + (size_t)ix * (size_t)p->in_c, (size_t)gc);
+            dst += gc;
+        }
+    }
+}
+
+static edge_status eval(edge_op_ctx *c) {
+    const conv_params *p = (const conv_params *)c->params;
+    const uint8_t *base = (const uint8_t *)c->params;
+    edge_tensor_rt *bias_t = edge_in(c, 2);
+    const uint8_t *in = (const uint8_t *)edge_in(c, 0)->t.data;
+    const uint8_t *filt = (const uint8_t *)edge_in(c, 1)->t.data;
+    uint8_t *out = (uint8_t *)edge_out(c, 0)->t.data;
+    uint8_t *scratch = (uint8_t *)c->scratch;
+    const int32_t *eff_bias = (const int32_t *)(base + p->bias_off);
+    const int32_t *mult = (const int32_t *)(base + p->mult_off);
+    const int8_t *shift = (const int8_t *)(base + p->shift_off);
+
+    if (p->fold_at_eval) {
+        int32_t *fb = (int32_t *)(scratch + p->scratch_bias_off);
+        systolic_params whole = p->sp;
+        whole.n = p->out_c;
+        whole.weights = filt;
+        systolic_fold_bias(&whole, bias_t ? (const int32_t *)bias_t->t.data : 0, fb);
+        eff_bias = fb;
+    }
+
+    const int32_t pixels = p->out_h * p->out_w, gn = p->group_out_c;
+    const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
+    const void *rows[EDGE_SYSTOLIC_ROWS];
+    for (int32_t b = 0; b < p->batches; b++) {
+        const uint8_t *img = in + (size_t)b * img_bytes;
+        uint8_t *out_img = out + (size_t)b * (size_t)pixels * (size_t)p->out_c;
+        for (int32_t px0 = 0; px0 < pixels; px0 += EDGE_SYSTOLIC_ROWS) {
+            const int32_t mr = pixels - px0 < EDGE_SYSTOLIC_ROWS ? pixels - px0 : EDGE_SYSTOLIC_ROWS;
+            for (int32_t g = 0; g < p->groups; g++) {
+                for (int32_t r = 0; r < mr; r++) {
+                    const int32_t oy = (px0 + r) / p->out_w, ox = (px0 + r) % p->out_w;
+                    if (p->direct) {
+                        rows[r] = img +
+                                  ((size_t)(oy * p->stride_h) * (size_t)p->in_w + (size_t)(ox * p->stride_w)) *
+                                      (size_t)p->in_c +
+                                  (size_t)g * (size_t)p->group_in_c;
+                    } else {
+                        uint8_t *dst = scratch + (size_t)r * (size_t)p->k;
+                        im2col_row(p, img, oy, ox, g, dst);
+                        rows[r] = dst;
+                    }
+                }
+                systolic_params sp = p->sp;
+                sp.weights = filt + (size_t)g * (size_t)gn * (size_t)p->k;
+                sp.bias = eff_bias + (size_t)g * (size_t)gn;
+                sp.multiplier = p->sp.per_channel ? mult + (size_t)g * (size_t)gn : mult;
+                sp.shift = p->sp.per_channel ? shift + (size_t)g * (size_t)gn : shift;
+                systolic_gemm(&sp, rows, mr, out_img + (size_t)px0 * (size_t)p->out_c + (size_t)g * (size_t)gn,
+                              p->out_c);
+            }
+        }
+    }
+    return EDGE_OK;
+}
+
+const edge_op_impl edge_op_conv_2d = {3, "CONV_2D", prepare, eval, 0};

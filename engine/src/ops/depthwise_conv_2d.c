@@ -1,0 +1,188 @@
+/*
+ * depthwise_conv_2d.c — DEPTHWISE_CONV_2D (BuiltinOperator 4).
+ *
+ * Matches reference_integer_ops::DepthwiseConvPerChannel (int8, per-channel
+ * filters on dimension 3 or per-tensor; the filter zero point is ignored as
+ * there) and reference_ops::DepthwiseConv (uint8, asymmetric per-tensor).
+ * Runs on the depthwise vector kernel, not on the systolic array: there is
+ * no reduction across channels to feed it.
+ *
+ * The depth multiplier is output channels / input channels, as TFLite
+ * derives it; the option field is ignored there too.
+ */
+#include "../kernels/conv_common.h"
+#include "../kernels/depthwise.h"
+#include "../quant.h"
+#include "ops.h"
+
+enum { DW_OPTIONS_TYPE = 2 };
+enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_DEPTH_MULT = 3,
+       OPT_ACTIVATION = 4, OPT_DILATION_W = 5, OPT_DILATION_H = 6 };
+
+typedef struct dw_params {
+    depthwise_params k; /* pointer fields are set at eval */
+    uint32_t mult_off, shift_off;
+} dw_params;
+
+static uint32_t align16(uint32_t x) { return (x + 15u) & ~15u; }
+
+static edge_status prepare(edge_op_ctx *c) {
+    edge_op_rt *op = c->op;
+    if (op->n_in < 2 || op->n_in > 3 || op->n_out != 1)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 2 or 3 inputs and 1 output, has %u and %u",
+                            op->n_in, op->n_out);
+    edge_tensor_rt *in = edge_in(c, 0), *filt = edge_in(c, 1), *bias = edge_in(c, 2);
+    edge_tensor_rt *out = edge_out(c, 0);
+    if (!in || !filt || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input, filter or output missing");
+    if (op->options_type != DW_OPTIONS_TYPE && op->options_type != 0)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not DepthwiseConv2DOptions (type %u)",
+                            (unsigned)op->options_type);
+
+    const edge_type it = in->t.type, ft = filt->t.type, ot = out->t.type;
+    int is_u8;
+    if (it == EDGE_INT8 && ft == EDGE_INT8 && ot == EDGE_INT8) is_u8 = 0;
+    else if (it == EDGE_UINT8 && ft == EDGE_UINT8 && ot == EDGE_UINT8) is_u8 = 1;
+    else
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                            "input %s, filter %s, output %s not supported (int8 or uint8 throughout)",
+                            edge_type_name(it), edge_type_name(ft), edge_type_name(ot));
+    if (bias && bias->t.type != EDGE_INT32)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "bias %s not supported (int32)",
+                            edge_type_name(bias->t.type));
+    if (in->t.rank != 4 || filt->t.rank != 4 || out->t.rank != 4)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "input, filter and output must be 4-D (are %d, %d, %d)",
+                            in->t.rank, filt->t.rank, out->t.rank);
+
+    const int32_t batches = in->t.dims[0], in_h = in->t.dims[1], in_w = in->t.dims[2],
+                  in_c = in->t.dims[3];
+    const int32_t k_h = filt->t.dims[1], k_w = filt->t.dims[2], out_c = filt->t.dims[3];
+    if (filt->t.dims[0] != 1)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "filter must be [1,h,w,c], has %d in dimension 0",
+                            filt->t.dims[0]);
+    if (batches <= 0 || in_h <= 0 || in_w <= 0 || in_c <= 0 || out_c <= 0 || k_h <= 0 || k_w <= 0)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "empty input or filter");
+    if (out_c % in_c != 0)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "filter channels %d are not a multiple of input channels %d",
+                            out_c, in_c);
+    if (out_c > 0xffffff || k_h > 0xffff || k_w > 0xffff || (int64_t)k_h * k_w * out_c > 0x7fffffff)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "filter too large");
+    if (bias && edge_numel(&bias->t) != out_c)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "bias has %ld elements, filter has %d channels",
+                            (long)edge_numel(&bias->t), out_c);
+
+    const int padding = edge_opt_u8(c, OPT_PADDING, 0);
+    const int32_t stride_w = edge_opt_i32(c, OPT_STRIDE_W, 0), stride_h = edge_opt_i32(c, OPT_STRIDE_H, 0);
+    const int32_t dil_w = edge_opt_i32(c, OPT_DILATION_W, 1), dil_h = edge_opt_i32(c, OPT_DILATION_H, 1);
+    const int act = edge_opt_u8(c, OPT_ACTIVATION, 0);
+    if (padding != EDGE_PADDING_SAME && padding != EDGE_PADDING_VALID)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "unknown padding %d", padding);
+    if (stride_w <= 0 || stride_h <= 0 || dil_w <= 0 || dil_h <= 0)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "stride %dx%d and dilation %dx%d must be positive",
+                            stride_h, stride_w, dil_h, dil_w);
+    const int64_t out_h = edge_conv_out_size(padding, in_h, k_h, stride_h, dil_h);
+    const int64_t out_w = edge_conv_out_size(padding, in_w, k_w, stride_w, dil_w);
+    if (out_h <= 0 || out_w <= 0)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "filter %dx%d does not fit input %dx%d", k_h, k_w,
+                            in_h, in_w);
+    if (out->t.dims[0] != batches || out->t.dims[1] != out_h || out->t.dims[2] != out_w ||
+        out->t.dims[3] != out_c)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "output is [%d,%d,%d,%d], expected [%d,%ld,%ld,%d]",
+                            out->t.dims[0], out->t.dims[1], out->t.dims[2], out->t.dims[3], batches,
+                            (long)out_h, (long)out_w, out_c);
+
+    if (in->q_count < 1 || out->q_count < 1 || filt->q_count < 1)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "input, filter and output must be quantized");
+    const int per_channel = filt->q_count > 1;
+    if (per_channel) {
+        if (is_u8)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel filter with uint8 input");
+        if (filt->q_count != (uint32_t)out_c || filt->q_dim != 3)
+            return edge_op_fail(c, EDGE_ERR_MODEL,
+                                "per-channel filter has %u scales on dimension %d, expected %d on 3",
+                                filt->q_count, filt->q_dim, out_c);
+    }
+    const int32_t in_zp = edge_q_zero(in, 0), out_zp = edge_q_zero(out, 0);
+    const int32_t qmin = is_u8 ? 0 : -128, qmax = is_u8 ? 255 : 127;
+    int32_t act_min, act_max;
+    if (!edge_act_range_q(act, edge_q_scale(out, 0), out_zp, qmin, qmax, &act_min, &act_max))
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                            "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)", act);
+
+    const uint32_t n_mult = per_channel ? (uint32_t)out_c : 1u;
+    const uint32_t mult_off = align16((uint32_t)sizeof(dw_params));
+    const uint32_t shift_off = mult_off + 4u * n_mult;
+    if (!c->params) {
+        op->params_bytes = shift_off + n_mult;
+        op->scratch_bytes = 0;
+        op->macs = (uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w * (uint64_t)out_c *
+                   (uint64_t)k_h * (uint64_t)k_w;
+        op->systolic = 0;
+        op->array_cycles = 0;
+        return EDGE_OK;
+    }
+
+    uint8_t *base = (uint8_t *)c->params;
+    dw_params *p = (dw_params *)c->params;
+    int32_t *mult = (int32_t *)(base + mult_off);
+    int8_t *shift = (int8_t *)(base + shift_off);
+    const float in_s = edge_q_scale(in, 0), out_s = edge_q_scale(out, 0);
+    for (uint32_t i = 0; i < n_mult; i++) {
+        double real;
+        if (is_u8) {
+            /* GetQuantizedConvolutionMultipler: the product is taken in float. */
+            float prod = in_s * edge_q_scale(filt, 0);
+            real = (double)prod / (double)out_s;
+        } else {
+            /* PopulateConvolutionQuantizationParams: all in double. */
+            real = (double)in_s * (double)edge_q_scale(filt, i) / (double)out_s;
+        }
+        int s;
+        edge_quantize_multiplier(real, &mult[i], &s);
+        if (s > 31 || s < -31)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                                "requantization multiplier out of range (shift %d)", s);
+        shift[i] = (int8_t)s;
+    }
+
+    depthwise_params *k = &p->k;
+    k->batches = batches;
+    k->in_h = in_h;
+    k->in_w = in_w;
+    k->in_c = in_c;
+    k->out_h = (int32_t)out_h;
+    k->out_w = (int32_t)out_w;
+    k->out_c = out_c;
+    k->depth_mult = out_c / in_c;
+    k->k_h = k_h;
+    k->k_w = k_w;
+    k->stride_h = stride_h;
+    k->stride_w = stride_w;
+    k->dil_h = dil_h;
+    k->dil_w = dil_w;
+    k->pad_h = (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h);
+    k->pad_w = (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w);
+    k->input_offset = -in_zp;
+    k->filter_offset = is_u8 ? -edge_q_zero(filt, 0) : 0;
+    k->output_offset = out_zp;
+    k->act_min = act_min;
+    k->act_max = act_max;
+    k->per_channel = (uint8_t)per_channel;
+    k->is_unsigned = (uint8_t)is_u8;
+    p->mult_off = mult_off;
+    p->shift_off = shift_off;
+    return EDGE_OK;
+}
+
+static edge_status eval(edge_op_ctx *c) {
+    const dw_params *p = (const dw_params *)c->params;
+    const uint8_t *base = (const uint8_t *)c->params;
+    edge_tensor_rt *bias = edge_in(c, 2);
+    depthwise_params k = p->k;
+    k.bias = bias ? (const int32_t *)bias->t.data : 0;
+    k.multiplier = (const int32_t *)(base + p->mult_off);
+    k.shift = (const int8_t *)(base + p->shift_off);
+    depthwise_conv(&k, edge_in(c, 0)->t.data, edge_in(c, 1)->t.data, edge_out(c, 0)->t.data);
+    return EDGE_OK;
+}
+
+const edge_op_impl edge_op_depthwise_conv_2d = {4, "DEPTHWISE_CONV_2D", prepare, eval, 0};

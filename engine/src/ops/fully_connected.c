@@ -1,0 +1,187 @@
+/*
+ * fully_connected.c — FULLY_CONNECTED (BuiltinOperator 9) on the systolic
+ * kernel.
+ *
+ * int8 (per-tensor weights, which may carry a zero point, or per-channel
+ * symmetric weights) and TF1 uint8; optional bias; keep_num_dims; any
+ * leading input dimensions are flattened into rows of K = weights' second
+ * dimension. DEFAULT weights format only.
+ *
+ * Requantization follows the oracle chosen by EDGE_FC_REQUANT_DOUBLE (see
+ * systolic.h): LiteRT's reference kernel computes
+ * round(double(acc) * in_scale * w_scale / out_scale), TFLM's the
+ * fixed-point multiplier (per-tensor from the float product of scales, as
+ * GetQuantizedConvolutionMultipler does; per-channel all in double).
+ */
+#include "../kernels/systolic.h"
+#include "../quant.h"
+#include "ops.h"
+
+enum { FC_OPTIONS_TYPE = 8 };
+enum { OPT_ACTIVATION = 0, OPT_WEIGHTS_FORMAT = 1, OPT_KEEP_NUM_DIMS = 2 };
+
+typedef struct fc_params {
+    systolic_params sp; /* pointer fields are set at eval */
+    int32_t batch;
+    uint32_t scale_off, bias_off, mult_off, shift_off; /* byte offsets in the params block */
+    uint8_t fold_at_eval;
+} fc_params;
+
+static uint32_t align16(uint32_t x) { return (x + 15u) & ~15u; }
+
+static edge_status prepare(edge_op_ctx *c) {
+    edge_op_rt *op = c->op;
+    if (op->n_in < 2 || op->n_in > 3 || op->n_out != 1)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 2 or 3 inputs and 1 output, has %u and %u",
+                            op->n_in, op->n_out);
+    edge_tensor_rt *in = edge_in(c, 0), *w = edge_in(c, 1), *bias = edge_in(c, 2);
+    edge_tensor_rt *out = edge_out(c, 0);
+    if (!in || !w || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input, weights or output missing");
+    if (op->options_type != FC_OPTIONS_TYPE && op->options_type != 0)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not FullyConnectedOptions (type %u)",
+                            (unsigned)op->options_type);
+    const int format = edge_opt_u8(c, OPT_WEIGHTS_FORMAT, 0);
+    if (format != 0)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "weights format %d (only DEFAULT)", format);
+
+    const edge_type it = in->t.type, wt = w->t.type, ot = out->t.type;
+    int is_u8;
+    if (it == EDGE_INT8 && wt == EDGE_INT8 && ot == EDGE_INT8) is_u8 = 0;
+    else if (it == EDGE_UINT8 && wt == EDGE_UINT8 && ot == EDGE_UINT8) is_u8 = 1;
+    else
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                            "input %s, weights %s, output %s not supported (int8 or uint8 throughout)",
+                            edge_type_name(it), edge_type_name(wt), edge_type_name(ot));
+    if (bias && bias->t.type != EDGE_INT32)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "bias %s not supported (int32)",
+                            edge_type_name(bias->t.type));
+
+    if (w->t.rank != 2)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "weights must be 2-D, are %d-D", w->t.rank);
+    const int32_t n = w->t.dims[0], k = w->t.dims[1];
+    if (n <= 0 || k <= 0) return edge_op_fail(c, EDGE_ERR_SHAPE, "empty weights [%d,%d]", n, k);
+    if (n > 0x1000000 || (int64_t)n * k > 0x7fffffff)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "weights [%d,%d] too large", n, k);
+    const int64_t in_count = edge_numel(&in->t);
+    if (in_count <= 0 || in_count % k != 0)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "input of %ld elements is not rows of %d",
+                            (long)in_count, k);
+    const int64_t batch = in_count / k;
+    if (batch * n > 0x7fffffff) return edge_op_fail(c, EDGE_ERR_SHAPE, "input too large");
+    const int keep = edge_opt_u8(c, OPT_KEEP_NUM_DIMS, 0);
+    if (keep && edge_dim(&in->t, -1) != k)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "keep_num_dims: input's last dimension %d is not %d",
+                            edge_dim(&in->t, -1), k);
+    if (out->t.rank < 1 || edge_dim(&out->t, -1) != n || edge_numel(&out->t) != batch * n)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "output must hold %ld rows of %d", (long)batch, n);
+    if (bias && edge_numel(&bias->t) != n)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "bias has %ld elements, weights have %d outputs",
+                            (long)edge_numel(&bias->t), n);
+
+    if (in->q_count < 1 || out->q_count < 1 || w->q_count < 1)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "input, weights and output must be quantized");
+    const int per_channel = w->q_count > 1;
+    if (per_channel) {
+        if (is_u8)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel weights with uint8 input");
+        if (w->q_count != (uint32_t)n || w->q_dim != 0)
+            return edge_op_fail(c, EDGE_ERR_MODEL,
+                                "per-channel weights have %u scales on dimension %d, expected %d on 0",
+                                w->q_count, w->q_dim, n);
+    }
+    const int act = edge_opt_u8(c, OPT_ACTIVATION, 0);
+    const int32_t out_zp = edge_q_zero(out, 0);
+    const int32_t qmin = is_u8 ? 0 : -128, qmax = is_u8 ? 255 : 127;
+    int32_t act_min, act_max;
+    if (!edge_act_range_q(act, edge_q_scale(out, 0), out_zp, qmin, qmax, &act_min, &act_max))
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                            "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)", act);
+
+    const uint32_t n_q = per_channel ? (uint32_t)n : 1u;
+    const int fold_at_eval = !w->is_const || (bias && !bias->is_const);
+    const uint32_t scale_off = align16((uint32_t)sizeof(fc_params));
+    const uint32_t bias_off = scale_off + (EDGE_FC_REQUANT_DOUBLE ? 8u * n_q : 0u);
+    const uint32_t mult_off = bias_off + (fold_at_eval ? 0u : 4u * (uint32_t)n);
+    const uint32_t shift_off = mult_off + (EDGE_FC_REQUANT_DOUBLE ? 0u : 4u * n_q);
+    if (!c->params) {
+        op->params_bytes = shift_off + (EDGE_FC_REQUANT_DOUBLE ? 0u : n_q);
+        op->scratch_bytes = fold_at_eval ? 4u * (uint32_t)n : 0u;
+        op->macs = (uint64_t)batch * (uint64_t)n * (uint64_t)k;
+        op->systolic = 1;
+        op->array_cycles = systolic_cycles((uint64_t)batch, (uint64_t)n, (uint64_t)k);
+        return EDGE_OK;
+    }
+
+    uint8_t *base = (uint8_t *)c->params;
+    fc_params *p = (fc_params *)c->params;
+    const float in_s = edge_q_scale(in, 0), out_s = edge_q_scale(out, 0);
+    for (uint32_t i = 0; i < n_q; i++) {
+        if (EDGE_FC_REQUANT_DOUBLE) {
+            ((double *)(base + scale_off))[i] =
+                (double)in_s * (double)edge_q_scale(w, i) / (double)out_s;
+            continue;
+        }
+        double real;
+        if (per_channel) {
+            real = (double)in_s * (double)edge_q_scale(w, i) / (double)out_s;
+        } else {
+            float prod = in_s * edge_q_scale(w, 0); /* a float product, as TFLite */
+            real = (double)prod / (double)out_s;
+        }
+        int s;
+        edge_quantize_multiplier(real, (int32_t *)(base + mult_off) + i, &s);
+        if (s > 31 || s < -31)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                                "requantization multiplier out of range (shift %d)", s);
+        ((int8_t *)(base + shift_off))[i] = (int8_t)s;
+    }
+
+    systolic_params *sp = &p->sp;
+    sp->k = k;
+    sp->n = n;
+    sp->input_offset = -edge_q_zero(in, 0);
+    /* Per-channel weights are symmetric by spec: TFLite ignores their zero
+     * point; per-tensor ones keep it (TF1 uint8, and int8 for compatibility). */
+    sp->filter_offset = per_channel ? 0 : -edge_q_zero(w, 0);
+    sp->output_offset = out_zp;
+    sp->act_min = act_min;
+    sp->act_max = act_max;
+    sp->per_channel = (uint8_t)per_channel;
+    sp->requant = EDGE_FC_REQUANT_DOUBLE ? SYSTOLIC_REQUANT_DOUBLE : SYSTOLIC_REQUANT_FIXED;
+    sp->is_unsigned = (uint8_t)is_u8;
+    p->batch = (int32_t)batch;
+    p->scale_off = scale_off;
+    p->bias_off = bias_off;
+    p->mult_off = mult_off;
+    p->shift_off = shift_off;
+    p->fold_at_eval = (uint8_t)fold_at_eval;
+    if (!fold_at_eval) {
+        systolic_params whole = *sp;
+        whole.weights = w->t.data;
+        systolic_fold_bias(&whole, bias ? (const int32_t *)bias->t.data : 0,
+                           (int32_t *)(base + bias_off));
+    }
+    return EDGE_OK;
+}
+
+static edge_status eval(edge_op_ctx *c) {
+    const fc_params *p = (const fc_params *)c->params;
+    const uint8_t *base = (const uint8_t *)c->params;
+    edge_tensor_rt *bias = edge_in(c, 2);
+    systolic_params sp = p->sp;
+    sp.weights = edge_in(c, 1)->t.data;
+    sp.scale = (const double *)(base + p->scale_off);
+    sp.multiplier = (const int32_t *)(base + p->mult_off);
+    sp.shift = (const int8_t *)(base + p->shift_off);
+    if (p->fold_at_eval) {
+        int32_t *eff = (int32_t *)c->scratch;
+        systolic_fold_bias(&sp, bias ? (const int32_t *)bias->t.data : 0, eff);
+        sp.bias = eff;
+    } else {
+        sp.bias = (const int32_t *)(base + p->bias_off);
+    }
+    systolic_gemm_dense(&sp, edge_in(c, 0)->t.data, sp.k, p->batch, edge_out(c, 0)->t.data, sp.n);
+    return EDGE_OK;
+}
+
+const edge_op_impl edge_op_fully_connected = {9, "FULLY_CONNECTED", prepare, eval, 0};
