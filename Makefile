@@ -10,7 +10,9 @@ OPT     ?= -O2
 ENGINE_CFLAGS = -std=c99 $(OPT) -g -Wall -Wextra -Werror -Wconversion -Wshadow \
                 -ffreestanding -Iengine/include -Iengine/src
 HOST_CFLAGS   = -std=c11 $(OPT) -g -Wall -Wextra -Werror -Iengine/include -D_POSIX_C_SOURCE=200809L
-HOST_LDLIBS   = -lm
+HOST_PKGS     = hdf5 libcjson libzip
+HOST_CFLAGS  += $(shell pkg-config --cflags $(HOST_PKGS))
+HOST_LDLIBS   = $(shell pkg-config --libs $(HOST_PKGS)) -lm
 
 ENGINE_SRC = $(wildcard engine/src/*.c engine/src/ops/*.c engine/src/kernels/*.c)
 ENGINE_HDR = $(wildcard engine/include/edge/*.h engine/src/*.h engine/src/ops/*.h engine/src/ops/*.inc engine/src/kernels/*.h)
@@ -41,23 +43,23 @@ $(BUILD)/libedge.a: $(ENGINE_OBJ)
 	$(AR) rcs $@ $^
 
 $(BUILD)/edgeq: $(TOOL_OBJ) $(BUILD)/libedge.a
-	$(CC) $(EXTRA_CFLAGS) $(TOOL_OBJ) $(BUILD)/libedge.a $(HOST_LDLIBS) -o $@
+	$(CC) $(EXTRA_CFLAGS) $(TOOL_OBJ) -Wl,--whole-archive $(BUILD)/libedge.a -Wl,--no-whole-archive $(HOST_LDLIBS) -o $@
 
 # Unit tests (cmocka) see the engine's internal headers.
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libedge.a
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(OPT) -g -Wall -Wextra -Werror -Iengine/include -Iengine/src $(EXTRA_CFLAGS) \
-	    $< $(BUILD)/libedge.a -lcmocka -lm -o $@
+	    $< -Wl,--whole-archive $(BUILD)/libedge.a -Wl,--no-whole-archive -lcmocka -lm -o $@
 
 unit: $(UNIT_BIN)
 
 # The same engine and tool under AddressSanitizer + UndefinedBehaviorSanitizer.
 SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 asan:
-	$(MAKE) BUILD=$(BUILD)/asan OPT=-O1 EXTRA_CFLAGS="$(SAN)" all
+	$(MAKE) BUILD=$(BUILD)/asan OPT=-O1 EXTRA_CFLAGS="$(SAN)" all unit
 
-test-unit: unit
-	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+test-unit: unit asan
+	@set -e; for t in $(UNIT_BIN) $(UNIT_BIN:$(BUILD)/%=$(BUILD)/asan/%); do echo "== $$t"; $$t; done
 
 test-py: all asan
 	$(PYTHON) -m pytest -q tests

@@ -15,6 +15,10 @@
  *   edge_invoke(&m);
  *   edge_tensor out = edge_output(&m, 0); read out.data
  *
+ * Inputs must be filled before every edge_invoke(): the planner reuses an
+ * input's bytes for later tensors once the input has been read (as TFLM
+ * does), which is what keeps the arena small.
+ *
  * The model bytes must stay valid and unchanged while the context is used.
  * The arena must be 16-byte aligned (EDGE_ARENA_ALIGN); it holds the tensor
  * and operator records, the prepared per-op parameters and every activation

@@ -1,0 +1,209 @@
+/*
+ * edgeq_main.c — the edgeq command line: dispatch to a command, plus the
+ * message, option and JSON helpers every command shares.
+ *
+ *   edgeq model.h5 out.tflite [options]   quantize (the default command)
+ *   edgeq run model.tflite ...            run a model on the engine
+ *   edgeq inspect model.tflite|a.npy      show tensors, ops, arena plan
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* ---- messages ---- */
+
+void edgeq_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(EDGEQ_PROGRAM ": ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int edgeq_usage(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, EDGEQ_PROGRAM "%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry '" EDGEQ_PROGRAM "%s%s --help'.\n", cmd ? " " : "", cmd ? cmd : "");
+    va_end(ap);
+    return EDGEQ_EXIT_USAGE;
+}
+
+/* ---- options ---- */
+
+int edgeq_opt_value(int argc, char **argv, int *i, const char *name, const char **value) {
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0) return 0;
+    if (a[n] == '=') {
+        *value = a + n + 1;
+        *i += 1;
+        return 1;
+    }
+    if (a[n] != 0) return 0;
+    *value = *i + 1 < argc ? argv[*i + 1] : NULL;
+    *i += *value ? 2 : 1;
+    return 1;
+}
+
+int edgeq_parse_long(const char *s, long lo, long hi, long *out) {
+    if (!s || !*s) return -1;
+    long v = 0;
+    int neg = 0;
+    const char *p = s;
+    if (*p == '-' || *p == '+') neg = *p++ == '-';
+    if (!*p) return -1;
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        long d = *p - '0';
+        if (v > (LONG_MAX - d) / 10) return -1;
+        v = v * 10 + d;
+    }
+    if (neg) v = -v;
+    if (v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+int edgeq_parse_bytes(const char *s, size_t *out) {
+    if (!s || !*s) return -1;
+    size_t v = 0;
+    const char *p = s;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        size_t d = (size_t)(*p - '0');
+        if (v > (SIZE_MAX - d) / 10) return -1;
+        v = v * 10 + d;
+    }
+    if (p == s) return -1;
+    size_t mul = 1;
+    if (*p == 'k' || *p == 'K')
+        mul = 1024, p++;
+    else if (*p == 'm' || *p == 'M')
+        mul = 1024 * 1024, p++;
+    if (*p == 'i' && p[1] == 'B' && mul > 1)
+        p += 2; /* "64KiB" */
+    else if (*p == 'B' && mul > 1)
+        p++;
+    if (*p || v == 0 || v > SIZE_MAX / mul) return -1;
+    *out = v * mul;
+    return 0;
+}
+
+/* ---- JSON ---- */
+
+void edgeq_json_string(FILE *fp, const char *s) {
+    fputc('"', fp);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", fp); break;
+        case '\\': fputs("\\\\", fp); break;
+        case '\n': fputs("\\n", fp); break;
+        case '\r': fputs("\\r", fp); break;
+        case '\t': fputs("\\t", fp); break;
+        default:
+            if (*p < 0x20)
+                fprintf(fp, "\\u%04x", *p);
+            else
+                fputc(*p, fp); /* UTF-8 passes through */
+        }
+    }
+    fputc('"', fp);
+}
+
+void edgeq_json_number(FILE *fp, double v) {
+    if (isnan(v) || isinf(v))
+        fputs("null", fp);
+    else
+        fprintf(fp, "%.9g", v);
+}
+
+/* ---- dispatch ---- */
+
+static void print_help(FILE *fp) {
+    fprintf(fp,
+            "usage: " EDGEQ_PROGRAM " <model.h5|model.keras> <out.tflite> [options]\n"
+            "       " EDGEQ_PROGRAM " run <model.tflite> --input <file> [--input <file>...] "
+            "[options]\n"
+            "       " EDGEQ_PROGRAM " inspect <model.tflite|array.npy> [--json]\n"
+            "       " EDGEQ_PROGRAM " --help | --version\n"
+            "\n"
+            "Quantize a Keras model to an int8 TFLite file, and run or inspect TFLite\n"
+            "models on the edgeq engine (libedge %s).\n"
+            "\n"
+            "commands:\n"
+            "  <model.h5> <out.tflite>  quantize (not built yet)\n"
+            "  run        run a model: inputs from .npy or raw files, outputs to files,\n"
+            "             latency and a per-op profile ('" EDGEQ_PROGRAM " run --help')\n"
+            "  inspect    tensors, operators and the arena plan of a model, or the\n"
+            "             dtype and shape of an .npy file ('" EDGEQ_PROGRAM " inspect --help')\n"
+            "\n"
+            "exit codes:\n"
+            "  0  success\n"
+            "  1  failure: the engine refused the model (its message says why), an input\n"
+            "     does not fit the model, or a file could not be read or written\n"
+            "  2  usage error: unknown command or option, a missing or malformed\n"
+            "     argument, the wrong number of --input/--output files for the model\n",
+            EDGE_VERSION_STRING);
+}
+
+/* The default command: `edgeq model.h5 out.tflite`. The quantizer lands in
+ * its own change; this is where it plugs in. */
+static int cmd_quantize(int argc, char **argv) {
+    (void)argc;
+    (void)argv;
+    edgeq_error("quantizing is not built yet (this build can only 'run' and 'inspect' .tflite "
+                "models; see '" EDGEQ_PROGRAM " --help')");
+    return EDGEQ_EXIT_USAGE;
+}
+
+typedef struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+} command;
+
+static const command commands[] = {
+    {"run", edgeq_cmd_run},
+    {"inspect", edgeq_cmd_inspect},
+};
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        print_help(stderr);
+        return EDGEQ_EXIT_USAGE;
+    }
+    const char *first = argv[1];
+    if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0 || strcmp(first, "help") == 0) {
+        if (strcmp(first, "help") == 0 && argc > 2) {
+            /* "edgeq help run" == "edgeq run --help" */
+            for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
+                if (strcmp(argv[2], commands[c].name) == 0) {
+                    char *sub[] = {argv[2], (char *)"--help", NULL};
+                    return commands[c].fn(2, sub);
+                }
+            return edgeq_usage(NULL, "no help on '%s': it is not a command", argv[2]);
+        }
+        print_help(stdout);
+        return EDGEQ_EXIT_OK;
+    }
+    if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
+        printf(EDGEQ_PROGRAM " %s\n", EDGE_VERSION_STRING);
+        return EDGEQ_EXIT_OK;
+    }
+    for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++)
+        if (strcmp(first, commands[c].name) == 0) return commands[c].fn(argc - 1, argv + 1);
+    /* Options of the quantizer may come before the model (edgeq --io int8
+     * a.h5 b.tflite), so only a lone unknown option is rejected here. */
+    if (first[0] == '-' && first[1] && argc == 2)
+        return edgeq_usage(NULL, "unknown option '%s'", first);
+    /* A lone word with no '.' or '/' is a mistyped command, not a file. */
+    if (argc == 2 && !strchr(first, '.') && !strchr(first, '/'))
+        return edgeq_usage(NULL, "unknown command '%s' (commands: run, inspect)", first);
+    return cmd_quantize(argc - 1, argv + 1);
+}

@@ -1,0 +1,246 @@
+/*
+ * file_util.c — see file_util.h.
+ */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* mkstemp, fsync, fchmod, umask, fileno */
+#endif
+
+#include "file_util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+static int fail(char *err, size_t err_len, const char *fmt, ...) {
+    if (err && err_len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, err_len, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static void *alloc_aligned(size_t align, size_t n) {
+    /* aligned_alloc wants a size that is a multiple of the alignment. */
+    size_t rounded = (n + align - 1) & ~(align - 1);
+    if (rounded < n) return NULL;
+    return aligned_alloc(align, rounded ? rounded : align);
+}
+
+/* Read a stream of unknown length (a pipe, /dev/stdin) by doubling. */
+static int read_stream(FILE *fp, const char *path, size_t align, size_t limit, uint8_t **data,
+                       size_t *len, char *err, size_t err_len) {
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    if (!buf) return fail(err, err_len, "%s: out of memory", path);
+    for (;;) {
+        if (n == cap) {
+            uint8_t *bigger = cap * 2 > cap ? realloc(buf, cap * 2) : NULL;
+            if (!bigger) {
+                free(buf);
+                return fail(err, err_len, "%s: out of memory", path);
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n, fp);
+        n += got;
+        if (got == 0) break;
+        if (n > limit) {
+            free(buf);
+            return fail(err, err_len, "%s: more than %zu bytes; not reading further", path, limit);
+        }
+    }
+    if (ferror(fp)) {
+        int e = errno;
+        free(buf);
+        return fail(err, err_len, "%s: read failed: %s", path, strerror(e));
+    }
+    uint8_t *out = alloc_aligned(align, n + 1);
+    if (!out) {
+        free(buf);
+        return fail(err, err_len, "%s: out of memory (%zu bytes)", path, n);
+    }
+    if (n) memcpy(out, buf, n);
+    out[n] = 0;
+    free(buf);
+    *data = out;
+    *len = n;
+    return 0;
+}
+
+int edgeq_read_file(const char *path, size_t align, uint8_t **data, size_t *len, char *err,
+                    size_t err_len) {
+    return edgeq_read_file_limit(path, align, SIZE_MAX, data, len, err, err_len);
+}
+
+int edgeq_read_file_limit(const char *path, size_t align, size_t limit, uint8_t **data,
+                          size_t *len, char *err, size_t err_len) {
+    *data = NULL;
+    *len = 0;
+    if (align < sizeof(void *) || (align & (align - 1)))
+        return fail(err, err_len, "%s: bad alignment %zu", path, align);
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return fail(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(fp), &st) != 0) {
+        int e = errno;
+        fclose(fp);
+        return fail(err, err_len, "%s: cannot stat: %s", path, strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        fclose(fp);
+        return fail(err, err_len, "%s: is a directory, not a file", path);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        int rc = read_stream(fp, path, align, limit, data, len, err, err_len);
+        fclose(fp);
+        return rc;
+    }
+    if ((uintmax_t)st.st_size >= (uintmax_t)SIZE_MAX) {
+        fclose(fp);
+        return fail(err, err_len, "%s: too large to load", path);
+    }
+    size_t n = (size_t)st.st_size;
+    uint8_t *buf = alloc_aligned(align, n + 1);
+    if (!buf) {
+        fclose(fp);
+        return fail(err, err_len, "%s: out of memory (%zu bytes)", path, n);
+    }
+    size_t got = n ? fread(buf, 1, n, fp) : 0;
+    int extra = fgetc(fp); /* the file must not have grown meanwhile */
+    if (got != n || extra != EOF || ferror(fp)) {
+        int e = errno;
+        int was_error = ferror(fp);
+        free(buf);
+        fclose(fp);
+        if (was_error) return fail(err, err_len, "%s: read failed: %s", path, strerror(e));
+        return fail(err, err_len, "%s: file changed size while being read", path);
+    }
+    fclose(fp);
+    buf[n] = 0;
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+static char *dup_str(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+static void atomic_release(edgeq_atomic_file *f) {
+    free(f->path);
+    free(f->tmp);
+    f->path = NULL;
+    f->tmp = NULL;
+    f->fp = NULL;
+}
+
+int edgeq_atomic_open(edgeq_atomic_file *f, const char *path, char *err, size_t err_len) {
+    f->fp = NULL;
+    f->path = NULL;
+    f->tmp = NULL;
+    if (!path || !*path) return fail(err, err_len, "empty output file name");
+    size_t n = strlen(path);
+    if (path[n - 1] == '/') return fail(err, err_len, "%s: is a directory name, not a file", path);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return fail(err, err_len, "%s: is a directory, not a file", path);
+
+    /* "<dir>/.<base>.tmp-XXXXXX": hidden, and in the same directory so the
+     * final rename cannot cross file systems. */
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    const char *base = path + dir_len;
+    size_t tmp_len = dir_len + 1 + strlen(base) + sizeof(".tmp-XXXXXX");
+    f->path = dup_str(path);
+    f->tmp = malloc(tmp_len);
+    if (!f->path || !f->tmp) {
+        atomic_release(f);
+        return fail(err, err_len, "%s: out of memory", path);
+    }
+    snprintf(f->tmp, tmp_len, "%.*s.%s.tmp-XXXXXX", (int)dir_len, path, base);
+    int fd = mkstemp(f->tmp);
+    if (fd < 0) {
+        int e = errno;
+        atomic_release(f);
+        return fail(err, err_len, "%s: cannot create a file there: %s", path, strerror(e));
+    }
+    /* mkstemp makes the file 0600; give it the mode fopen would have. */
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(fd, (mode_t)0666 & ~mask); /* failing only keeps it private */
+    f->fp = fdopen(fd, "wb");
+    if (!f->fp) {
+        int e = errno;
+        close(fd);
+        unlink(f->tmp);
+        atomic_release(f);
+        return fail(err, err_len, "%s: cannot open for writing: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+int edgeq_atomic_commit(edgeq_atomic_file *f, char *err, size_t err_len) {
+    if (!f->fp) {
+        atomic_release(f);
+        return fail(err, err_len, "output file is not open");
+    }
+    int bad = ferror(f->fp) != 0;
+    int e = bad ? EIO : 0;
+    if (!bad && fflush(f->fp) != 0) bad = 1, e = errno;
+    if (!bad && fsync(fileno(f->fp)) != 0 && errno != EINVAL && errno != EROFS)
+        bad = 1, e = errno; /* EINVAL: a special file that cannot sync */
+    if (fclose(f->fp) != 0 && !bad) bad = 1, e = errno;
+    f->fp = NULL;
+    if (!bad && rename(f->tmp, f->path) != 0) bad = 1, e = errno;
+    int rc = 0;
+    if (bad) {
+        unlink(f->tmp);
+        rc = fail(err, err_len, "%s: write failed: %s", f->path, strerror(e));
+    }
+    atomic_release(f);
+    return rc;
+}
+
+void edgeq_atomic_abort(edgeq_atomic_file *f) {
+    if (f->fp) {
+        fclose(f->fp);
+        f->fp = NULL;
+    }
+    if (f->tmp) unlink(f->tmp);
+    atomic_release(f);
+}
+
+int edgeq_write_file(const char *path, const void *data, size_t len, char *err, size_t err_len) {
+    edgeq_atomic_file f;
+    if (edgeq_atomic_open(&f, path, err, err_len) != 0) return -1;
+    if (len && fwrite(data, 1, len, f.fp) != len) {
+        int e = errno;
+        edgeq_atomic_abort(&f);
+        return fail(err, err_len, "%s: write failed: %s", path, strerror(e));
+    }
+    return edgeq_atomic_commit(&f, err, err_len);
+}
+
+int edgeq_has_ext(const char *path, const char *ext) {
+    size_t n = strlen(path), k = strlen(ext);
+    if (k > n) return 0;
+    const char *p = path + n - k;
+    for (size_t i = 0; i < k; i++) {
+        char a = p[i], b = ext[i];
+        if (a >= 'A' && a <= 'Z') a = (char)(a - 'A' + 'a');
+        if (b >= 'A' && b <= 'Z') b = (char)(b - 'A' + 'a');
+        if (a != b) return 0;
+    }
+    return 1;
+}

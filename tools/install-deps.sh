@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs everything edgeq's build and test suite need on a fresh Debian 12
+# machine: compilers and libraries from Debian, the oracles from PyPI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+
+APT_PACKAGES=(
+  build-essential clang libclang-rt-14-dev
+  libcmocka-dev libhdf5-dev libcjson-dev libzip-dev pkg-config
+  python3 python3-pip
+)
+if ! dpkg -s "${APT_PACKAGES[@]}" >/dev/null 2>&1; then
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${APT_PACKAGES[@]}"
+fi
+
+PY=${PYTHON:-python3}
+$PY -m pip install -q --disable-pip-version-check -r tests/requirements.txt
