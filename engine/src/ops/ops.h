@@ -14,7 +14,7 @@
     X(average_pool_2d) X(max_pool_2d) X(mean)                                 \
     X(softmax) X(logistic) X(tanh) X(hard_swish) X(relu) X(relu6)             \
     X(leaky_relu) X(quantize) X(dequantize)                                   \
-    X(reshape) X(squeeze) X(pad) X(concatenation) X(strided_slice)
+    X(reshape) X(squeeze) X(pad) X(padv2) X(concatenation) X(strided_slice)
 
 #define EDGE_OP_DECLARE(name) extern const edge_op_impl edge_op_##name;
 EDGE_OP_LIST(EDGE_OP_DECLARE)

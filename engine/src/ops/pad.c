@@ -1,0 +1,184 @@
+/*
+ * pad.c — PAD (BuiltinOperator 34) and PADV2 (60).
+ *
+ * Constant paddings (int32 or int64, shape [rank, 2], non-negative) on up to
+ * 5 dimensions, TFLite's limit. The pad value, as TFLite's kernel picks it:
+ * PADV2's scalar third input when present (a quantized one must share the
+ * output's scale and zero point); otherwise the output's zero point for
+ * quantized 8/16-bit tensors (so padding means real 0.0) and 0 for the rest.
+ * Every element type is moved as bytes.
+ */
+#include "ops.h"
+
+enum { PAD_OPTIONS_TYPE = 22, PADV2_OPTIONS_TYPE = 43 };
+enum { PAD_DIMS = 5 };
+
+typedef struct pad_params {
+    int32_t in_dims[PAD_DIMS]; /* extended to 5-D with leading 1s */
+    int32_t out_dims[PAD_DIMS];
+    int32_t left[PAD_DIMS];
+    uint32_t elem_size;
+    uint32_t value_at_eval; /* PADV2 value input is not a constant */
+    uint8_t value[8];       /* the pad element's bytes */
+} pad_params;
+
+static int is_quantized_int(const edge_tensor_rt *t) {
+    return t->t.type == EDGE_UINT8 ||
+           ((t->t.type == EDGE_INT8 || t->t.type == EDGE_INT16) && t->q_count > 0);
+}
+
+static edge_status prepare(edge_op_ctx *c) {
+    const edge_op_rt *op = c->op;
+    if (op->n_in < 2 || op->n_in > 3 || op->n_out != 1)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 2 or 3 inputs and 1 output, has %u and %u",
+                            op->n_in, op->n_out);
+    const edge_tensor_rt *in = edge_in(c, 0), *pads = edge_in(c, 1), *value = edge_in(c, 2);
+    const edge_tensor_rt *out = edge_out(c, 0);
+    if (!in || !pads || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input, paddings or output missing");
+    if (op->options_type != PAD_OPTIONS_TYPE && op->options_type != PADV2_OPTIONS_TYPE &&
+        op->options_type != 0)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not PadOptions (type %u)",
+                            (unsigned)op->options_type);
+    const edge_type type = in->t.type;
+    const uint32_t elem = (uint32_t)edge_type_size(type);
+    if (out->t.type != type)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "input is %s but output is %s", edge_type_name(type),
+                            edge_type_name(out->t.type));
+    if (elem == 0 || elem > 8)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "element type %s not supported",
+                            edge_type_name(type));
+    const int32_t rank = in->t.rank;
+    if (rank > PAD_DIMS)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "input is %d-D (TFLite pads up to 5-D)", rank);
+
+    if (pads->t.type != EDGE_INT32 && pads->t.type != EDGE_INT64)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "paddings are %s (int32 or int64 supported)",
+                            edge_type_name(pads->t.type));
+    if (!pads->is_const)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "paddings are not a constant tensor");
+    if (pads->t.rank != 2 || pads->t.dims[0] != rank || pads->t.dims[1] != 2)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "paddings must have shape [%d,2]", rank);
+    if (out->t.rank != rank)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "output is %d-D but the input is %d-D", out->t.rank,
+                            rank);
+
+    int32_t left[PAD_DIMS];
+    const uint8_t *pd = (const uint8_t *)pads->t.data;
+    for (int32_t d = 0; d < rank; d++) {
+        int64_t l, r;
+        if (pads->t.type == EDGE_INT32) {
+            l = fb_i32_at(pd, 2u * (uint32_t)d);
+            r = fb_i32_at(pd, 2u * (uint32_t)d + 1u);
+        } else {
+            l = fb_i64_at(pd, 2u * (uint32_t)d);
+            r = fb_i64_at(pd, 2u * (uint32_t)d + 1u);
+        }
+        if (l < 0 || r < 0 || l > 0x7fffffff || r > 0x7fffffff)
+            return edge_op_fail(c, EDGE_ERR_MODEL, "paddings of dimension %d (%ld, %ld) are not in [0, 2^31)",
+                                d, (long)l, (long)r);
+        if ((int64_t)in->t.dims[d] + l + r != out->t.dims[d])
+            return edge_op_fail(c, EDGE_ERR_SHAPE,
+                                "dimension %d: input %d padded by %ld and %ld is not the output's %d", d,
+                                in->t.dims[d], (long)l, (long)r, out->t.dims[d]);
+        left[d] = (int32_t)l;
+    }
+
+    if (value) {
+        if (value->t.type != type)
+            return edge_op_fail(c, EDGE_ERR_MODEL, "pad value is %s but the input is %s",
+                                edge_type_name(value->t.type), edge_type_name(type));
+        if (edge_numel(&value->t) != 1)
+            return edge_op_fail(c, EDGE_ERR_SHAPE, "pad value must hold one element, holds %ld",
+                                (long)edge_numel(&value->t));
+        if (is_quantized_int(in) &&
+            (edge_q_zero(value, 0) != edge_q_zero(out, 0) || edge_q_scale(value, 0) != edge_q_scale(out, 0)))
+            return edge_op_fail(c, EDGE_ERR_MODEL,
+                                "quantized pad value must share the output's scale and zero point");
+    }
+    int32_t zp = 0;
+    if (!value && is_quantized_int(in)) {
+        zp = edge_q_zero(out, 0);
+        const int32_t lo = type == EDGE_UINT8 ? 0 : type == EDGE_INT8 ? -128 : -32768;
+        const int32_t hi = type == EDGE_UINT8 ? 255 : type == EDGE_INT8 ? 127 : 32767;
+        if (zp < lo || zp > hi)
+            return edge_op_fail(c, EDGE_ERR_MODEL, "output zero point %d is outside the %s range", zp,
+                                edge_type_name(type));
+    }
+
+    if (!c->params) {
+        c->op->params_bytes = (uint32_t)sizeof(pad_params);
+        return EDGE_OK;
+    }
+    pad_params *p = (pad_params *)c->params;
+    const int32_t lead = PAD_DIMS - rank;
+    for (int32_t d = 0; d < PAD_DIMS; d++) {
+        const int32_t s = d - lead;
+        p->in_dims[d] = s >= 0 ? in->t.dims[s] : 1;
+        p->out_dims[d] = s >= 0 ? out->t.dims[s] : 1;
+        p->left[d] = s >= 0 ? left[s] : 0;
+    }
+    p->elem_size = elem;
+    if (value && !value->is_const) {
+        p->value_at_eval = 1;
+    } else if (value) {
+        edge_memcpy(p->value, value->t.data, elem);
+    } else {
+        /* Little-endian bytes of zp (0 for unquantized types: all-zero bytes). */
+        const uint32_t u = (uint32_t)zp;
+        for (uint32_t b = 0; b < elem && b < 4; b++) p->value[b] = (uint8_t)(u >> (8u * b));
+    }
+    return EDGE_OK;
+}
+
+static uint8_t *fill(uint8_t *dst, const uint8_t *value, uint32_t es, size_t count) {
+    if (es == 1) {
+        edge_memset(dst, value[0], count);
+        return dst + count;
+    }
+    for (size_t i = 0; i < count; i++, dst += es) edge_memcpy(dst, value, es);
+    return dst;
+}
+
+static edge_status eval(edge_op_ctx *c) {
+    const pad_params *p = (const pad_params *)c->params;
+    const uint8_t *src = (const uint8_t *)edge_in(c, 0)->t.data;
+    uint8_t *dst = (uint8_t *)edge_out(c, 0)->t.data;
+    const uint32_t es = p->elem_size;
+    uint8_t value[8];
+    edge_memcpy(value, p->value_at_eval ? (const uint8_t *)edge_in(c, 2)->t.data : p->value, es);
+
+    const int32_t *od = p->out_dims, *id = p->in_dims, *l = p->left;
+    const size_t row = (size_t)od[4], in_row = (size_t)id[4];
+    const size_t right = row - in_row - (size_t)l[4];
+    for (int32_t o0 = 0; o0 < od[0]; o0++) {
+        const int32_t i0 = o0 - l[0];
+        for (int32_t o1 = 0; o1 < od[1]; o1++) {
+            const int32_t i1 = o1 - l[1];
+            for (int32_t o2 = 0; o2 < od[2]; o2++) {
+                const int32_t i2 = o2 - l[2];
+                for (int32_t o3 = 0; o3 < od[3]; o3++) {
+                    const int32_t i3 = o3 - l[3];
+                    if (i0 < 0 || i0 >= id[0] || i1 < 0 || i1 >= id[1] || i2 < 0 || i2 >= id[2] ||
+                        i3 < 0 || i3 >= id[3]) {
+                        dst = fill(dst, value, es, row);
+                        continue;
+                    }
+                    const size_t at =
+                        ((((size_t)i0 * (size_t)id[1] + (size_t)i1) * (size_t)id[2] + (size_t)i2) *
+                             (size_t)id[3] +
+                         (size_t)i3) *
+                        in_row;
+                    dst = fill(dst, value, es, (size_t)l[4]);
+                    edge_memcpy(dst, src + at * es, in_row * es);
+                    dst += in_row * es;
+                    dst = fill(dst, value, es, right);
+                }
+            }
+        }
+    }
+    return EDGE_OK;
+}
+
+const edge_op_impl edge_op_pad = {34, "PAD", prepare, eval, 0};
+/* Not yet in ops.h's EDGE_OP_LIST: the lead registers it there. */
+const edge_op_impl edge_op_padv2 = {60, "PADV2", prepare, eval, 0};

@@ -1,0 +1,120 @@
+/*
+ * reshape.c — RESHAPE (BuiltinOperator 22): a pure view of its input.
+ *
+ * The output tensor's static shape in the model is authoritative (the engine
+ * runs no dynamic shapes). The requested shape is only checked against it:
+ * TFLite takes it from the second input when that is an int32 vector, else
+ * from ReshapeOptions.new_shape, where the legacy value [0] means a scalar;
+ * one -1 entry stretches to fit the element count. A non-constant shape input
+ * cannot be checked and is ignored. Any element type: the bytes are copied,
+ * and only when the planner did not already place the output on the input.
+ */
+#include "ops.h"
+
+enum { RESHAPE_OPTIONS_TYPE = 17 };
+enum { OPT_NEW_SHAPE = 0 };
+
+/* "[1,2,3]" into buf (64 bytes), for messages. */
+static const char *dims_str(char *buf, const int32_t *dims, int32_t n) {
+    uint32_t k = 0;
+    buf[k++] = '[';
+    for (int32_t i = 0; i < n && k < 48; i++) {
+        char tmp[12];
+        int t = 0;
+        uint32_t v = dims[i] < 0 ? (uint32_t)0 - (uint32_t)dims[i] : (uint32_t)dims[i];
+        if (i) buf[k++] = ',';
+        if (dims[i] < 0) buf[k++] = '-';
+        do {
+            tmp[t++] = (char)('0' + v % 10u);
+            v /= 10u;
+        } while (v);
+        while (t) buf[k++] = tmp[--t];
+    }
+    buf[k++] = ']';
+    buf[k] = '\0';
+    return buf;
+}
+
+/* Does the requested shape (n int32 entries at `shape`) resolve to `out`'s? */
+static edge_status check_new_shape(const edge_op_ctx *c, const uint8_t *shape, uint32_t n,
+                                   int64_t in_count, const edge_tensor *out, const char *from) {
+    int32_t dims[EDGE_MAX_DIMS];
+    if (n > EDGE_MAX_DIMS)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "new shape from %s has %u dimensions (at most %d)",
+                            from, n, EDGE_MAX_DIMS);
+    int64_t known = 1;
+    int32_t stretch = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        dims[i] = fb_i32_at(shape, i);
+        if (dims[i] == -1) {
+            if (stretch >= 0)
+                return edge_op_fail(c, EDGE_ERR_MODEL, "new shape from %s has more than one -1", from);
+            stretch = (int32_t)i;
+        } else if (dims[i] < 0) {
+            return edge_op_fail(c, EDGE_ERR_MODEL, "new shape from %s has dimension %u = %d", from,
+                                i, dims[i]);
+        } else {
+            known *= dims[i];
+            if (known > 0x7fffffff)
+                return edge_op_fail(c, EDGE_ERR_SHAPE, "new shape from %s is too large", from);
+        }
+    }
+    if (stretch >= 0) {
+        if (known == 0)
+            return edge_op_fail(c, EDGE_ERR_SHAPE, "new shape from %s: cannot infer -1 beside a 0",
+                                from);
+        dims[stretch] = (int32_t)(in_count / known);
+    }
+    int same = (int32_t)n == out->rank;
+    for (uint32_t i = 0; same && i < n; i++) same = dims[i] == out->dims[i];
+    if (!same) {
+        char a[64], b[64];
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "new shape %s from %s disagrees with the output's shape %s",
+                            dims_str(a, dims, (int32_t)n), from, dims_str(b, out->dims, out->rank));
+    }
+    return EDGE_OK;
+}
+
+static edge_status prepare(edge_op_ctx *c) {
+    const edge_op_rt *op = c->op;
+    if (op->n_in < 1 || op->n_in > 2 || op->n_out != 1)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 or 2 inputs and 1 output, has %u and %u",
+                            op->n_in, op->n_out);
+    const edge_tensor_rt *in = edge_in(c, 0), *shape = edge_in(c, 1), *out = edge_out(c, 0);
+    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
+    if (op->options_type != RESHAPE_OPTIONS_TYPE && op->options_type != 0)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not ReshapeOptions (type %u)",
+                            (unsigned)op->options_type);
+    if (in->t.type != out->t.type)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "input is %s but output is %s",
+                            edge_type_name(in->t.type), edge_type_name(out->t.type));
+    if (edge_type_size(in->t.type) == 0)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "element type %s not supported",
+                            edge_type_name(in->t.type));
+    const int64_t in_count = edge_numel(&in->t), out_count = edge_numel(&out->t);
+    if (in_count != out_count || in->t.bytes != out->t.bytes)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "input has %ld elements but output has %ld",
+                            (long)in_count, (long)out_count);
+
+    edge_status st = EDGE_OK;
+    if (shape && shape->t.rank == 1 && shape->t.type == EDGE_INT32) {
+        if (shape->is_const)
+            st = check_new_shape(c, (const uint8_t *)shape->t.data, (uint32_t)shape->t.dims[0],
+                                 in_count, &out->t, "the shape input");
+    } else {
+        uint32_t n = 0;
+        const uint8_t *v = edge_opt_vec_i32(c, OPT_NEW_SHAPE, &n);
+        if (n == 1 && fb_i32_at(v, 0) == 0) n = 0; /* legacy spelling of a scalar */
+        if (v) st = check_new_shape(c, v, n, in_count, &out->t, "new_shape");
+    }
+    return st;
+}
+
+static edge_status eval(edge_op_ctx *c) {
+    const edge_tensor_rt *in = edge_in(c, 0);
+    edge_tensor_rt *out = edge_out(c, 0);
+    if (out->t.data != in->t.data) edge_memcpy(out->t.data, in->t.data, in->t.bytes);
+    return EDGE_OK;
+}
+
+const edge_op_impl edge_op_reshape = {22, "RESHAPE", prepare, eval, 1};

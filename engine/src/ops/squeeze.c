@@ -1,0 +1,73 @@
+/*
+ * squeeze.c — SQUEEZE (BuiltinOperator 43): a pure view of its input.
+ *
+ * Removes the size-1 dimensions named by SqueezeOptions.squeeze_dims
+ * (negative ones count from the end), or every size-1 dimension when the
+ * list is empty, as TFLite does. The model's static output shape must be
+ * that result. Any element type: the bytes are copied, and only when the
+ * planner did not already place the output on the input.
+ */
+#include "ops.h"
+
+enum { SQUEEZE_OPTIONS_TYPE = 30 };
+enum { OPT_SQUEEZE_DIMS = 0 };
+
+static edge_status prepare(edge_op_ctx *c) {
+    const edge_op_rt *op = c->op;
+    if (op->n_in != 1 || op->n_out != 1)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u", op->n_in,
+                            op->n_out);
+    const edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
+    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
+    if (op->options_type != SQUEEZE_OPTIONS_TYPE && op->options_type != 0)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not SqueezeOptions (type %u)",
+                            (unsigned)op->options_type);
+    if (in->t.type != out->t.type)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "input is %s but output is %s",
+                            edge_type_name(in->t.type), edge_type_name(out->t.type));
+    if (edge_type_size(in->t.type) == 0)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "element type %s not supported",
+                            edge_type_name(in->t.type));
+
+    const int32_t rank = in->t.rank;
+    uint8_t squeeze[EDGE_MAX_DIMS] = {0};
+    uint32_t n = 0;
+    const uint8_t *sq = edge_opt_vec_i32(c, OPT_SQUEEZE_DIMS, &n);
+    if (n == 0) {
+        for (int32_t d = 0; d < rank; d++) squeeze[d] = in->t.dims[d] == 1;
+    } else {
+        for (uint32_t i = 0; i < n; i++) {
+            int32_t d = fb_i32_at(sq, i);
+            if (d < 0 && d >= -rank) d += rank;
+            if (d < 0 || d >= rank || in->t.dims[d] != 1)
+                return edge_op_fail(c, EDGE_ERR_MODEL,
+                                    "squeeze_dims[%u] = %d is not a size-1 dimension of the %d-D input",
+                                    i, fb_i32_at(sq, i), rank);
+            squeeze[d] = 1;
+        }
+    }
+    int32_t kept = 0;
+    int same = 1;
+    for (int32_t d = 0; d < rank; d++) {
+        if (squeeze[d]) continue;
+        if (kept >= out->t.rank || out->t.dims[kept] != in->t.dims[d]) same = 0;
+        kept++;
+    }
+    if (!same || kept != out->t.rank)
+        return edge_op_fail(c, EDGE_ERR_SHAPE,
+                            "squeezing the %d-D input leaves %d dimensions that do not match the "
+                            "%d-D output's shape",
+                            rank, kept, out->t.rank);
+    if (in->t.bytes != out->t.bytes)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "input and output sizes differ");
+    return EDGE_OK;
+}
+
+static edge_status eval(edge_op_ctx *c) {
+    const edge_tensor_rt *in = edge_in(c, 0);
+    edge_tensor_rt *out = edge_out(c, 0);
+    if (out->t.data != in->t.data) edge_memcpy(out->t.data, in->t.data, in->t.bytes);
+    return EDGE_OK;
+}
+
+const edge_op_impl edge_op_squeeze = {43, "SQUEEZE", prepare, eval, 1};
