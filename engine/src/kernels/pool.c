@@ -1,0 +1,144 @@
+/*
+ * pool.c — average and max pooling (see pool.h).
+ *
+ * Each output pixel's clipped window is walked tap by tap with a block of
+ * channels accumulated side by side (the input is NHWC, so a tap's
+ * channels are contiguous). Per channel the taps are visited in the
+ * reference's order (rows, then columns), which keeps float sums identical.
+ */
+#include "pool.h"
+
+#define POOL_BLOCK 64
+
+typedef struct window {
+    int32_t y0, y1, x0, x1; /* input rows [y0, y1), columns [x0, x1) */
+} window;
+
+static window window_at(const edge_pool_params *p, int32_t oy, int32_t ox) {
+    window w;
+    const int32_t iy = oy * p->stride_h - p->pad_h, ix = ox * p->stride_w - p->pad_w;
+    w.y0 = iy < 0 ? 0 : iy;
+    w.x0 = ix < 0 ? 0 : ix;
+    w.y1 = iy + p->filter_h < p->in_h ? iy + p->filter_h : p->in_h;
+    w.x1 = ix + p->filter_w < p->in_w ? ix + p->filter_w : p->in_w;
+    return w;
+}
+
+int edge_pool_windows_nonempty(const edge_pool_params *p) {
+    /* Rows and columns clip independently: check each axis once. */
+    for (int32_t oy = 0; oy < p->out_h; oy++) {
+        window w = window_at(p, oy, 0);
+        if (w.y1 <= w.y0) return 0;
+    }
+    for (int32_t ox = 0; ox < p->out_w; ox++) {
+        window w = window_at(p, 0, ox);
+        if (w.x1 <= w.x0) return 0;
+    }
+    return 1;
+}
+
+static int64_t rounded_div(int64_t sum, int64_t n) {
+    return sum > 0 ? (sum + n / 2) / n : (sum - n / 2) / n;
+}
+
+static int64_t clamp64(int64_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+/* Integer average pool body: T is the element type. */
+#define AVG_POOL_INT(T)                                                                              \
+    for (int32_t b = 0; b < p->batches; b++)                                                         \
+        for (int32_t oy = 0; oy < p->out_h; oy++)                                                    \
+            for (int32_t ox = 0; ox < p->out_w; ox++) {                                              \
+                const window w = window_at(p, oy, ox);                                               \
+                const int64_t n = (int64_t)(w.y1 - w.y0) * (w.x1 - w.x0);                            \
+                T *o = out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * p->depth;              \
+                for (int32_t c0 = 0; c0 < p->depth; c0 += POOL_BLOCK) {                              \
+                    const int32_t nc = p->depth - c0 < POOL_BLOCK ? p->depth - c0 : POOL_BLOCK;      \
+                    int64_t acc[POOL_BLOCK];                                                         \
+                    for (int32_t k = 0; k < nc; k++) acc[k] = 0;                                     \
+                    for (int32_t y = w.y0; y < w.y1; y++)                                            \
+                        for (int32_t x = w.x0; x < w.x1; x++) {                                      \
+                            const T *t = in + (((int64_t)b * p->in_h + y) * p->in_w + x) * p->depth + c0; \
+                            for (int32_t k = 0; k < nc; k++) acc[k] += t[k];                         \
+                        }                                                                            \
+                    if (n == 0) continue; /* refused in prepare */                                   \
+                    for (int32_t k = 0; k < nc; k++)                                                 \
+                        o[c0 + k] = (T)clamp64(rounded_div(acc[k], n), p->act_min, p->act_max);      \
+                }                                                                                    \
+            }
+
+/* Integer max pool body: T is the element type, LOWEST its minimum. */
+#define MAX_POOL_INT(T, LOWEST)                                                                      \
+    for (int32_t b = 0; b < p->batches; b++)                                                         \
+        for (int32_t oy = 0; oy < p->out_h; oy++)                                                    \
+            for (int32_t ox = 0; ox < p->out_w; ox++) {                                              \
+                const window w = window_at(p, oy, ox);                                               \
+                T *o = out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * p->depth;              \
+                for (int32_t c0 = 0; c0 < p->depth; c0 += POOL_BLOCK) {                              \
+                    const int32_t nc = p->depth - c0 < POOL_BLOCK ? p->depth - c0 : POOL_BLOCK;      \
+                    int32_t m[POOL_BLOCK];                                                           \
+                    for (int32_t k = 0; k < nc; k++) m[k] = (LOWEST);                                \
+                    for (int32_t y = w.y0; y < w.y1; y++)                                            \
+                        for (int32_t x = w.x0; x < w.x1; x++) {                                      \
+                            const T *t = in + (((int64_t)b * p->in_h + y) * p->in_w + x) * p->depth + c0; \
+                            for (int32_t k = 0; k < nc; k++)                                         \
+                                if (t[k] > m[k]) m[k] = t[k];                                        \
+                        }                                                                            \
+                    for (int32_t k = 0; k < nc; k++)                                                 \
+                        o[c0 + k] = (T)clamp64(m[k], p->act_min, p->act_max);                        \
+                }                                                                                    \
+            }
+
+void edge_avg_pool_s8(const edge_pool_params *p, const int8_t *in, int8_t *out) { AVG_POOL_INT(int8_t) }
+void edge_avg_pool_u8(const edge_pool_params *p, const uint8_t *in, uint8_t *out) { AVG_POOL_INT(uint8_t) }
+void edge_avg_pool_s16(const edge_pool_params *p, const int16_t *in, int16_t *out) { AVG_POOL_INT(int16_t) }
+
+void edge_max_pool_s8(const edge_pool_params *p, const int8_t *in, int8_t *out) { MAX_POOL_INT(int8_t, -128) }
+void edge_max_pool_u8(const edge_pool_params *p, const uint8_t *in, uint8_t *out) { MAX_POOL_INT(uint8_t, 0) }
+void edge_max_pool_s16(const edge_pool_params *p, const int16_t *in, int16_t *out) { MAX_POOL_INT(int16_t, -32768) }
+
+/* ActivationFunctionWithMinMax: std::min(std::max(x, lo), hi). */
+static float clamp_f(float v, float lo, float hi) {
+    v = v < lo ? lo : v;
+    return hi < v ? hi : v;
+}
+
+void edge_avg_pool_f32(const edge_pool_params *p, const float *in, float *out) {
+    for (int32_t b = 0; b < p->batches; b++)
+        for (int32_t oy = 0; oy < p->out_h; oy++)
+            for (int32_t ox = 0; ox < p->out_w; ox++) {
+                const window w = window_at(p, oy, ox);
+                const float n = (float)((w.y1 - w.y0) * (w.x1 - w.x0));
+                float *o = out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * p->depth;
+                for (int32_t c0 = 0; c0 < p->depth; c0 += POOL_BLOCK) {
+                    const int32_t nc = p->depth - c0 < POOL_BLOCK ? p->depth - c0 : POOL_BLOCK;
+                    float acc[POOL_BLOCK];
+                    for (int32_t k = 0; k < nc; k++) acc[k] = 0.0f;
+                    for (int32_t y = w.y0; y < w.y1; y++)
+                        for (int32_t x = w.x0; x < w.x1; x++) {
+                            const float *t = in + (((int64_t)b * p->in_h + y) * p->in_w + x) * p->depth + c0;
+                            for (int32_t k = 0; k < nc; k++) acc[k] += t[k];
+                        }
+                    for (int32_t k = 0; k < nc; k++) o[c0 + k] = clamp_f(acc[k] / n, p->f_min, p->f_max);
+                }
+            }
+}
+
+void edge_max_pool_f32(const edge_pool_params *p, const float *in, float *out) {
+    for (int32_t b = 0; b < p->batches; b++)
+        for (int32_t oy = 0; oy < p->out_h; oy++)
+            for (int32_t ox = 0; ox < p->out_w; ox++) {
+                const window w = window_at(p, oy, ox);
+                float *o = out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * p->depth;
+                for (int32_t c0 = 0; c0 < p->depth; c0 += POOL_BLOCK) {
+                    const int32_t nc = p->depth - c0 < POOL_BLOCK ? p->depth - c0 : POOL_BLOCK;
+                    float m[POOL_BLOCK];
+                    for (int32_t k = 0; k < nc; k++) m[k] = -3.402823466e38f; /* lowest float */
+                    for (int32_t y = w.y0; y < w.y1; y++)
+                        for (int32_t x = w.x0; x < w.x1; x++) {
+                            const float *t = in + (((int64_t)b * p->in_h + y) * p->in_w + x) * p->depth + c0;
+                            for (int32_t k = 0; k < nc; k++) m[k] = m[k] < t[k] ? t[k] : m[k];
+                        }
+                    for (int32_t k = 0; k < nc; k++) o[c0 + k] = clamp_f(m[k], p->f_min, p->f_max);
+                }
+            }
+}

@@ -1,0 +1,138 @@
+/*
+ * dequantize.c — DEQUANTIZE (BuiltinOperator 6).
+ *
+ * int8 / uint8 / int16 -> float32 as TFLite's reference Dequantize:
+ * x = float(double(scale) * (q - zp)). That double product of a float and
+ * an integer below 2^24 is exact, so its one rounding to float equals the
+ * correctly rounded float product scale * float(q - zp): the engine
+ * multiplies in float (single-precision FPUs, e.g. Cortex-M4, have no
+ * double). Per-channel int8 / uint8 (PerChannelDequantize) uses each
+ * channel's scale and zero point. int16 needs zero point 0, as the LiteRT
+ * used as the oracle requires. float16 -> float32 is an exact widening.
+ */
+#include "../quant.h"
+#include "ops.h"
+
+enum { DEQUANTIZE_OPTIONS_TYPE = 38 };
+
+typedef struct dequantize_params {
+    int64_t count;
+    int64_t outer, inner; /* per-channel layout: outer x channels x inner */
+    int32_t channels;     /* 0 = per-tensor */
+    int32_t in_type;
+    int32_t zp;
+    float scale;
+} dequantize_params;
+
+/* IEEE binary16 bits -> float, exactly (subnormals, inf and NaN kept). */
+static float half_to_float(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu, bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (mant << 13);
+    } else if (exp != 0) {
+        bits = sign | ((exp + 112u) << 23) | (mant << 13);
+    } else if (mant == 0) {
+        bits = sign;
+    } else { /* subnormal half: normalize */
+        int32_t e = 113;
+        while (!(mant & 0x400u)) {
+            mant <<= 1;
+            e--;
+        }
+        bits = sign | ((uint32_t)e << 23) | ((mant & 0x3ffu) << 13);
+    }
+    union { uint32_t u; float f; } v;
+    v.u = bits;
+    return v.f;
+}
+
+static edge_status prepare(edge_op_ctx *c) {
+    edge_op_rt *op = c->op;
+    if (op->n_in != 1 || op->n_out != 1)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u", op->n_in,
+                            op->n_out);
+    edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
+    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
+    if (op->options_type != DEQUANTIZE_OPTIONS_TYPE && op->options_type != 0)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not DequantizeOptions (type %u)",
+                            (unsigned)op->options_type);
+    const edge_type it = in->t.type;
+    if (it != EDGE_INT8 && it != EDGE_UINT8 && it != EDGE_INT16 && it != EDGE_FLOAT16)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "input %s not supported (int8, uint8, int16, float16)",
+                            edge_type_name(it));
+    if (out->t.type != EDGE_FLOAT32)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "output %s not supported (float32)",
+                            edge_type_name(out->t.type));
+    if (edge_numel(&in->t) != edge_numel(&out->t))
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "input has %ld elements, output %ld",
+                            (long)edge_numel(&in->t), (long)edge_numel(&out->t));
+
+    dequantize_params p;
+    edge_memset(&p, 0, sizeof p);
+    p.count = edge_numel(&in->t);
+    p.in_type = (int32_t)it;
+    if (it != EDGE_FLOAT16) {
+        if (in->q_count < 1) return edge_op_fail(c, EDGE_ERR_MODEL, "%s input must be quantized",
+                                                 edge_type_name(it));
+        if (in->q_count > 1) {
+            if (it == EDGE_INT16)
+                return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel int16 (TFLite's neither)");
+            p.channels = (int32_t)in->q_count;
+            p.outer = 1;
+            p.inner = 1;
+            for (int32_t d = 0; d < in->t.rank; d++) {
+                if (d < in->q_dim) p.outer *= in->t.dims[d];
+                else if (d > in->q_dim) p.inner *= in->t.dims[d];
+            }
+        } else {
+            p.scale = edge_q_scale(in, 0);
+            p.zp = edge_q_zero(in, 0);
+            if (it == EDGE_INT16 && p.zp != 0)
+                return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 needs zero point 0 (has %d)", p.zp);
+        }
+    }
+
+    if (!c->params) {
+        op->params_bytes = (uint32_t)sizeof(dequantize_params);
+        op->scratch_bytes = 0;
+        op->macs = 0;
+        return EDGE_OK;
+    }
+    *(dequantize_params *)c->params = p;
+    return EDGE_OK;
+}
+
+static int32_t load(int32_t type, const void *in, int64_t i) {
+    if (type == EDGE_INT8) return ((const int8_t *)in)[i];
+    if (type == EDGE_UINT8) return ((const uint8_t *)in)[i];
+    return ((const int16_t *)in)[i];
+}
+
+static edge_status eval(edge_op_ctx *c) {
+    const dequantize_params *p = (const dequantize_params *)c->params;
+    edge_tensor_rt *in_t = edge_in(c, 0);
+    const void *in = in_t->t.data;
+    float *out = (float *)edge_out(c, 0)->t.data;
+    if (p->in_type == EDGE_FLOAT16) {
+        const uint16_t *h = (const uint16_t *)in;
+        for (int64_t i = 0; i < p->count; i++) out[i] = half_to_float(h[i]);
+        return EDGE_OK;
+    }
+    if (p->channels) {
+        int64_t i = 0;
+        for (int64_t o = 0; o < p->outer; o++)
+            for (int32_t ch = 0; ch < p->channels; ch++) {
+                const float s = edge_q_scale(in_t, (uint32_t)ch);
+                const int32_t zp = edge_q_zero(in_t, (uint32_t)ch);
+                for (int64_t k = 0; k < p->inner; k++, i++)
+                    out[i] = s * (float)(load(p->in_type, in, i) - zp);
+            }
+        return EDGE_OK;
+    }
+    for (int64_t i = 0; i < p->count; i++)
+        out[i] = p->scale * (float)(load(p->in_type, in, i) - p->zp);
+    return EDGE_OK;
+}
+
+const edge_op_impl edge_op_dequantize = {6, "DEQUANTIZE", prepare, eval, 0};
