@@ -1,40 +1,8 @@
 /*
  * quant.c — TFLite's fixed-point requantization rules (see quant.h).
- * Overflowing int32 products wrap on every target TFLite runs on; here they
- * are done in uint32 so the wrap is defined behaviour.
+ * The per-element primitives are inline in quant.h.
  */
 #include "quant.h"
-
-int32_t edge_srdhm(int32_t a, int32_t b) {
-    if (a == b && a == INT32_MIN) return INT32_MAX;
-    int64_t ab = (int64_t)a * (int64_t)b;
-    int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
-    /* Division truncates toward zero, as gemmlowp relies on. */
-    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
-}
-
-int32_t edge_rdbpot(int32_t x, int exponent) {
-    int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
-    int32_t remainder = x & mask;
-    int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-    return (x >> exponent) + (remainder > threshold ? 1 : 0);
-}
-
-static int32_t shl_wrap(int32_t x, int s) { return (int32_t)((uint32_t)x << s); }
-
-int32_t edge_mbqm(int32_t x, int32_t multiplier, int shift) {
-    int left = shift > 0 ? shift : 0;
-    int right = shift > 0 ? 0 : -shift;
-    return edge_rdbpot(edge_srdhm(shl_wrap(x, left), multiplier), right);
-}
-
-int32_t edge_mbqm_smaller_than_one(int32_t x, int32_t multiplier, int left_shift) {
-    return edge_rdbpot(edge_srdhm(x, multiplier), -left_shift);
-}
-
-int32_t edge_mbqm_greater_than_one(int32_t x, int32_t multiplier, int left_shift) {
-    return edge_srdhm(shl_wrap(x, left_shift), multiplier);
-}
 
 double edge_frexp(double x, int *exp) {
     union { double d; uint64_t u; } v;

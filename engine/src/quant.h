@@ -9,17 +9,46 @@
 
 #include <stdint.h>
 
+/* The per-element requantization primitives are inline: they sit in every
+ * kernel's inner loop. */
+
 /* gemmlowp SaturatingRoundingDoublingHighMul. */
-int32_t edge_srdhm(int32_t a, int32_t b);
+static inline int32_t edge_srdhm(int32_t a, int32_t b) {
+    if (a == b && a == INT32_MIN) return INT32_MAX;
+    int64_t ab = (int64_t)a * (int64_t)b;
+    int64_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+    /* Division truncates toward zero, as gemmlowp relies on. */
+    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
 /* gemmlowp RoundingDivideByPOT (exponent 0..31). */
-int32_t edge_rdbpot(int32_t x, int exponent);
+static inline int32_t edge_rdbpot(int32_t x, int exponent) {
+    int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
+    int32_t remainder = x & mask;
+    int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+/* x << s with the wrap TFLite's int32 arithmetic has, without UB. */
+static inline int32_t edge_shl_wrap(int32_t x, int s) { return (int32_t)((uint32_t)x << s); }
+
 /* TFLite MultiplyByQuantizedMultiplier(x, multiplier, shift): shift > 0 is a
  * left shift applied before the high multiply. */
-int32_t edge_mbqm(int32_t x, int32_t multiplier, int shift);
+static inline int32_t edge_mbqm(int32_t x, int32_t multiplier, int shift) {
+    int left = shift > 0 ? shift : 0;
+    int right = shift > 0 ? 0 : -shift;
+    return edge_rdbpot(edge_srdhm(edge_shl_wrap(x, left), multiplier), right);
+}
+
 /* MultiplyByQuantizedMultiplierSmallerThanOneExp (shift <= 0). */
-int32_t edge_mbqm_smaller_than_one(int32_t x, int32_t multiplier, int left_shift);
+static inline int32_t edge_mbqm_smaller_than_one(int32_t x, int32_t multiplier, int left_shift) {
+    return edge_rdbpot(edge_srdhm(x, multiplier), -left_shift);
+}
+
 /* MultiplyByQuantizedMultiplierGreaterThanOne (left_shift >= 0). */
-int32_t edge_mbqm_greater_than_one(int32_t x, int32_t multiplier, int left_shift);
+static inline int32_t edge_mbqm_greater_than_one(int32_t x, int32_t multiplier, int left_shift) {
+    return edge_srdhm(edge_shl_wrap(x, left_shift), multiplier);
+}
 
 /* TFLite QuantizeMultiplier: real = q * 2^(shift - 31), q in [2^30, 2^31). */
 void edge_quantize_multiplier(double real, int32_t *q, int *shift);
