@@ -3,12 +3,7 @@
  */
 #include "ops.h"
 
-/* Weak while the op set grows: an op whose file is not linked is simply
- * "unsupported" instead of a link error. */
-#define EDGE_OP_WEAK(name) extern const edge_op_impl edge_op_##name __attribute__((weak));
-EDGE_OP_LIST(EDGE_OP_WEAK)
-#undef EDGE_OP_WEAK
-
+/* Strong references, so a plain static link of libedge.a pulls in every op. */
 #define EDGE_OP_PTR(name) &edge_op_##name,
 static const edge_op_impl *const all_ops[] = {EDGE_OP_LIST(EDGE_OP_PTR)};
 #undef EDGE_OP_PTR

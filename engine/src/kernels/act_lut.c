@@ -1,0 +1,478 @@
+/*
+ * act_lut.c — LOGISTIC/TANH lookup tables and the float exp/tanh they need
+ * (see act_lut.h for why these reproduce glibc bit for bit).
+ *
+ * Only IEEE binary32/binary64 additions, multiplications, divisions and
+ * conversions are used, each in its own statement where the order matters,
+ * and contraction into hardware fused multiply-adds is switched off: a
+ * compiler-made FMA would round differently from the reference.
+ */
+#include "act_lut.h"
+
+#include "../quant.h"
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+static double as_double(uint64_t u) {
+    union { uint64_t u; double d; } v;
+    v.u = u;
+    return v.d;
+}
+static uint64_t double_bits(double d) {
+    union { uint64_t u; double d; } v;
+    v.d = d;
+    return v.u;
+}
+static float as_float(uint32_t u) {
+    union { uint32_t u; float f; } v;
+    v.u = u;
+    return v.f;
+}
+static uint32_t float_bits(float f) {
+    union { uint32_t u; float f; } v;
+    v.f = f;
+    return v.u;
+}
+
+/* ---- exact fused multiply-add in software ------------------------------ */
+
+/* Unsigned 128-bit integers as two 64-bit halves (no __int128 on 32-bit
+ * targets). */
+typedef struct u128 {
+    uint64_t hi, lo;
+} u128;
+
+static u128 mul_64x64(uint64_t a, uint64_t b) {
+    const uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
+    const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    const uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+    u128 r;
+    r.lo = (p00 & 0xffffffffu) | (mid << 32);
+    r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    return r;
+}
+
+static int msb128(u128 x) { /* index of the top set bit; x != 0 */
+    int n = 127;
+    uint64_t w = x.hi;
+    if (!w) {
+        w = x.lo;
+        n = 63;
+    }
+    while (!(w >> 63)) {
+        w <<= 1;
+        n--;
+    }
+    return n;
+}
+
+static u128 shl128(u128 x, int s) { /* 0 <= s < 128 */
+    u128 r;
+    if (s == 0) return x;
+    if (s >= 64) {
+        r.hi = x.lo << (s - 64);
+        r.lo = 0;
+    } else {
+        r.hi = (x.hi << s) | (x.lo >> (64 - s));
+        r.lo = x.lo << s;
+    }
+    return r;
+}
+
+static u128 shr128(u128 x, int s) { /* 0 <= s < 128 */
+    u128 r;
+    if (s == 0) return x;
+    if (s >= 64) {
+        r.lo = x.hi >> (s - 64);
+        r.hi = 0;
+    } else {
+        r.lo = (x.lo >> s) | (x.hi << (64 - s));
+        r.hi = x.hi >> s;
+    }
+    return r;
+}
+
+/* Right shift; any bit shifted out is ORed into bit 0 (sticky). */
+static u128 shr128_sticky(u128 x, int s) {
+    u128 r;
+    uint64_t lost;
+    if (s <= 0) return x;
+    if (s >= 128) {
+        r.hi = 0;
+        r.lo = (x.hi | x.lo) ? 1u : 0u;
+        return r;
+    }
+    if (s >= 64) {
+        lost = x.lo | (s > 64 ? x.hi << (128 - s) : 0);
+        r.lo = s == 64 ? x.hi : x.hi >> (s - 64);
+        r.hi = 0;
+    } else {
+        lost = x.lo << (64 - s);
+        r.lo = (x.lo >> s) | (x.hi << (64 - s));
+        r.hi = x.hi >> s;
+    }
+    if (lost) r.lo |= 1u;
+    return r;
+}
+
+static int lt128(u128 a, u128 b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
+
+static u128 add128(u128 a, u128 b) {
+    u128 r;
+    r.lo = a.lo + b.lo;
+    r.hi = a.hi + b.hi + (r.lo < a.lo ? 1u : 0u);
+    return r;
+}
+
+static u128 sub128(u128 a, u128 b) { /* a >= b */
+    u128 r;
+    r.lo = a.lo - b.lo;
+    r.hi = a.hi - b.hi - (a.lo < b.lo ? 1u : 0u);
+    return r;
+}
+
+/* A finite nonzero double as mant * 2^exp, mant < 2^53. */
+static void split_double(double d, uint64_t *mant, int *exp) {
+    const uint64_t u = double_bits(d);
+    const int e = (int)((u >> 52) & 0x7ff);
+    const uint64_t f = u & (((uint64_t)1 << 52) - 1);
+    if (e == 0) {
+        *mant = f;
+        *exp = -1074;
+    } else {
+        *mant = f | ((uint64_t)1 << 52);
+        *exp = e - 1075;
+    }
+}
+
+static int is_finite_nonzero(double d) {
+    const uint64_t u = double_bits(d) & ~((uint64_t)1 << 63);
+    return u != 0 && (u >> 52) != 0x7ff;
+}
+
+/* a * b + c with a single rounding to nearest-even. */
+static double fma_exact(double a, double b, double c) {
+    if (!is_finite_nonzero(a) || !is_finite_nonzero(b) || !is_finite_nonzero(c)) {
+        /* A zero product or a zero addend leaves one rounding anyway; inf
+         * and NaN propagate the same. */
+        const double p = a * b;
+        return p + c;
+    }
+    uint64_t ma, mb, mc;
+    int ea, eb, ec;
+    split_double(a, &ma, &ea);
+    split_double(b, &mb, &eb);
+    split_double(c, &mc, &ec);
+    const int sp = (double_bits(a) >> 63) != (double_bits(b) >> 63);
+    const int sc = (int)(double_bits(c) >> 63);
+
+    /* Both operands exact with their top bit at 125 (headroom for a carry). */
+    u128 x = mul_64x64(ma, mb);
+    int xe = ea + eb;
+    u128 y;
+    y.hi = 0;
+    y.lo = mc;
+    int ye = ec;
+    int s = 125 - msb128(x);
+    x = shl128(x, s);
+    xe -= s;
+    s = 125 - msb128(y);
+    y = shl128(y, s);
+    ye -= s;
+
+    /* Align the smaller-exponent operand. With the top bits at 125 and at
+     * most 106 significant bits, a 1-bit shift loses nothing, and a larger
+     * shift leaves at most one bit of cancellation: the sticky bit is
+     * enough for correct rounding. */
+    int sign;
+    u128 big, small;
+    int e;
+    int sbig, ssmall;
+    if (xe >= ye) {
+        big = x; small = shr128_sticky(y, xe - ye); e = xe; sbig = sp; ssmall = sc;
+    } else {
+        big = y; small = shr128_sticky(x, ye - xe); e = ye; sbig = sc; ssmall = sp;
+    }
+    u128 sum;
+    if (sbig == ssmall) {
+        sum = add128(big, small);
+        sign = sbig;
+    } else if (lt128(big, small)) {
+        sum = sub128(small, big);
+        sign = ssmall;
+    } else {
+        sum = sub128(big, small);
+        sign = sbig;
+    }
+    if (!sum.hi && !sum.lo) return 0.0; /* exact cancellation: +0 */
+
+    /* Round to 53 bits (or fewer for a subnormal result). */
+    const int top = msb128(sum);
+    int lsb = top - 52;
+    if (e + lsb < -1074) lsb = -1074 - e;
+    uint64_t mant;
+    if (lsb <= 0) {
+        mant = shl128(sum, -lsb).lo; /* exact */
+    } else if (lsb > 127) {
+        return sign ? -0.0 : 0.0; /* far below the smallest subnormal */
+    } else {
+        mant = shr128(sum, lsb).lo;
+        /* The bits below lsb, left-aligned: above one half rounds up, exactly
+         * one half rounds to even. Bit 0 of sum may be a sticky bit from the
+         * alignment; it always lies below the half bit here. */
+        const u128 low = shl128(sum, 128 - lsb);
+        const uint64_t half = (uint64_t)1 << 63;
+        if (low.hi > half || (low.hi == half && (low.lo != 0 || (mant & 1u)))) mant++;
+    }
+    int q = e + lsb;
+    if (mant >> 53) {
+        mant >>= 1;
+        q++;
+    }
+    uint64_t bits;
+    if (mant >> 52) {
+        const int biased = q + 52 + 1023;
+        if (biased >= 0x7ff) {
+            bits = (uint64_t)0x7ff << 52;
+        } else {
+            bits = ((uint64_t)biased << 52) | (mant & (((uint64_t)1 << 52) - 1));
+        }
+    } else {
+        bits = mant; /* subnormal (q == -1074) or zero */
+    }
+    if (sign) bits |= (uint64_t)1 << 63;
+    return as_double(bits);
+}
+
+/* ---- expf -------------------------------------------------------------- */
+
+/* 2^(i/32) rounded to double, minus i << 47 in the bit pattern so that
+ * adding k << 47 (k = the integer part in 1/32 steps) builds 2^(k/32). */
+static const uint64_t exp2_32nds[32] = {
+    0x3ff0000000000000u, 0x3fefd9b0d3158574u, 0x3fefb5586cf9890fu, 0x3fef9301d0125b51u,
+    0x3fef72b83c7d517bu, 0x3fef54873168b9aau, 0x3fef387a6e756238u, 0x3fef1e9df51fdee1u,
+    0x3fef06fe0a31b715u, 0x3feef1a7373aa9cbu, 0x3feedea64c123422u, 0x3feece086061892du,
+    0x3feebfdad5362a27u, 0x3feeb42b569d4f82u, 0x3feeab07dd485429u, 0x3feea47eb03a5585u,
+    0x3feea09e667f3bcdu, 0x3fee9f75e8ec5f74u, 0x3feea11473eb0187u, 0x3feea589994cce13u,
+    0x3feeace5422aa0dbu, 0x3feeb737b0cdc5e5u, 0x3feec49182a3f090u, 0x3feed503b23e255du,
+    0x3feee89f995ad3adu, 0x3feeff76f2fb5e47u, 0x3fef199bdd85529cu, 0x3fef3720dcef9069u,
+    0x3fef5818dcfba487u, 0x3fef7c97337b9b5fu, 0x3fefa4afa2a490dau, 0x3fefd0765b6e4540u,
+};
+
+float edge_expf(float x) {
+    const uint32_t ux = float_bits(x);
+    const uint32_t abstop = (ux >> 20) & 0x7ff;
+    if (abstop >= 0x42bu) { /* |x| >= 88, inf or nan */
+        if (ux == 0xff800000u) return 0.0f;
+        if (abstop >= 0x7f8u) return x + x;
+        if (x > 0x1.62e42ep6f) return as_float(0x7f800000u); /* overflow */
+        if (x < -0x1.9fe368p6f) return 0.0f;                 /* underflow */
+    }
+    /* x = (k + r) * ln2 / 32 with integer k and |r| <= 1/2, then
+     * exp(x) = 2^(k/32) * p(r) with a cubic p. */
+    const double inv_ln2_32 = 0x1.71547652b82fep+0 * 32.0;
+    const double shift = 0x1.8p+52;
+    const double c0 = 0x1.c6af84b912394p-5 / 32.0 / 32.0 / 32.0;
+    const double c1 = 0x1.ebfce50fac4f3p-3 / 32.0 / 32.0;
+    const double c2 = 0x1.62e42ff0c52d6p-1 / 32.0;
+    const double xd = (double)x;
+    double kd = fma_exact(inv_ln2_32, xd, shift);
+    const uint64_t ki = double_bits(kd);
+    kd = kd - shift;
+    const double r = fma_exact(inv_ln2_32, xd, -kd);
+    const uint64_t t = exp2_32nds[ki % 32] + (ki << 47);
+    const double s = as_double(t);
+    const double z = fma_exact(c0, r, c1);
+    const double r2 = r * r;
+    double y = fma_exact(c2, r, 1.0);
+    y = fma_exact(z, r2, y);
+    y = y * s;
+    return (float)y;
+}
+
+/* ---- tanhf ------------------------------------------------------------- */
+
+/* exp(x) - 1 in float for |x| < 88 (the fdlibm algorithm glibc 2.36 uses):
+ * x = k ln2 + r, a rational approximation of expm1(r), then scaling by
+ * 2^k with the rounding-friendly forms for each range of k. */
+static float expm1f_fdlibm(float x) {
+    const float ln2_hi = as_float(0x3f317180u);
+    const float ln2_lo = as_float(0x3717f7d1u);
+    const float inv_ln2 = as_float(0x3fb8aa3bu);
+    const float q1 = as_float(0xbd088889u), q2 = as_float(0x3ad00d01u),
+                q3 = as_float(0xb8a670cdu), q4 = as_float(0x36867e54u),
+                q5 = as_float(0xb457edbbu);
+    const uint32_t ux = float_bits(x);
+    const int negative = (ux >> 31) != 0;
+    const uint32_t hx = ux & 0x7fffffffu;
+    float hi, lo, c = 0.0f, t;
+    int32_t k;
+
+    if (hx >= 0x4195b844u) { /* |x| >= 27 ln2 */
+        if (hx >= 0x42b17218u) {
+            if (hx > 0x7f800000u) return x + x;
+            if (hx == 0x7f800000u) return negative ? -1.0f : x;
+            if (x > as_float(0x42b17180u)) return as_float(0x7f800000u);
+        }
+        if (negative) return 1.0e-30f - 1.0f;
+    }
+
+    if (hx > 0x3eb17218u) { /* |x| > ln2 / 2: reduce */
+        if (hx < 0x3f851592u) { /* |x| < 1.5 ln2 */
+            if (!negative) {
+                hi = x - ln2_hi;
+                lo = ln2_lo;
+                k = 1;
+            } else {
+                hi = x + ln2_hi;
+                lo = -ln2_lo;
+                k = -1;
+            }
+        } else {
+            const float kf = inv_ln2 * x;
+            const float kr = kf + (negative ? -0.5f : 0.5f);
+            k = (int32_t)kr;
+            t = (float)k;
+            const float t_hi = t * ln2_hi; /* exact */
+            hi = x - t_hi;
+            lo = t * ln2_lo;
+        }
+        x = hi - lo;
+        const float d = hi - x;
+        c = d - lo;
+    } else if (hx < 0x33000000u) { /* |x| < 2^-25 */
+        const float big = 1.0e30f + x;
+        const float back = big - (1.0e30f + x);
+        return x - back;
+    } else {
+        k = 0;
+    }
+
+    const float hfx = 0.5f * x;
+    const float hxs = x * hfx;
+    float p = hxs * q5;
+    p = q4 + p;
+    p = hxs * p;
+    p = q3 + p;
+    p = hxs * p;
+    p = q2 + p;
+    p = hxs * p;
+    p = q1 + p;
+    p = hxs * p;
+    const float r1 = 1.0f + p;
+    const float r1_hfx = r1 * hfx;
+    t = 3.0f - r1_hfx;
+    const float x_t = x * t;
+    const float den = 6.0f - x_t;
+    const float num = r1 - t;
+    const float quot = num / den;
+    float e = hxs * quot;
+    if (k == 0) {
+        const float xe = x * e;
+        const float xe_m = xe - hxs;
+        return x - xe_m;
+    }
+    {
+        const float emc = e - c;
+        const float xemc = x * emc;
+        e = xemc - c;
+        e = e - hxs;
+    }
+    if (k == -1) {
+        const float xm = x - e;
+        const float h = 0.5f * xm;
+        return h - 0.5f;
+    }
+    if (k == 1) {
+        if (x < -0.25f) {
+            const float xp = x + 0.5f;
+            const float ex = e - xp;
+            return -2.0f * ex;
+        }
+        const float xm = x - e;
+        const float tw = 2.0f * xm;
+        return 1.0f + tw;
+    }
+    if (k <= -2 || k > 56) {
+        const float ex = e - x;
+        float y = 1.0f - ex;
+        y = as_float(float_bits(y) + ((uint32_t)k << 23));
+        return y - 1.0f;
+    }
+    if (k < 23) {
+        t = as_float(0x3f800000u - (0x1000000u >> k)); /* 1 - 2^-k */
+        const float ex = e - x;
+        float y = t - ex;
+        return as_float(float_bits(y) + ((uint32_t)k << 23));
+    }
+    {
+        t = as_float((uint32_t)(0x7f - k) << 23); /* 2^-k */
+        const float et = e + t;
+        float y = x - et;
+        y = y + 1.0f;
+        return as_float(float_bits(y) + ((uint32_t)k << 23));
+    }
+}
+
+float edge_tanhf(float x) {
+    const uint32_t ux = float_bits(x);
+    const uint32_t ix = ux & 0x7fffffffu;
+    const int negative = (ux >> 31) != 0;
+    float z;
+    if (ix >= 0x7f800000u) { /* inf or nan */
+        const float inv = 1.0f / x;
+        return negative ? inv - 1.0f : inv + 1.0f;
+    }
+    if (ix < 0x41b00000u) { /* |x| < 22 */
+        if (ix == 0) return x;
+        if (ix < 0x24000000u) { /* |x| < 2^-55 */
+            const float one_plus = 1.0f + x;
+            return x * one_plus;
+        }
+        const float ax = as_float(ix);
+        if (ix >= 0x3f800000u) { /* |x| >= 1 */
+            const float t = expm1f_fdlibm(2.0f * ax);
+            const float den = t + 2.0f;
+            const float q = 2.0f / den;
+            z = 1.0f - q;
+        } else {
+            const float t = expm1f_fdlibm(-2.0f * ax);
+            const float den = t + 2.0f;
+            const float mt = -t;
+            z = mt / den;
+        }
+    } else {
+        z = 1.0f - 1.0e-30f;
+    }
+    return negative ? -z : z;
+}
+
+float edge_logistic_f32(float x) {
+    const float e = edge_expf(-x);
+    const float den = 1.0f + e;
+    return 1.0f / den;
+}
+
+/* ---- tables ------------------------------------------------------------ */
+
+void edge_lut8_populate(edge_lut_fn fn, int is_signed, float in_scale, int32_t in_zp,
+                        float out_scale, int32_t out_zp, uint8_t lut[256]) {
+    const int32_t qmin = is_signed ? -128 : 0, qmax = is_signed ? 127 : 255;
+    const float inverse_scale = 1.0f / out_scale;
+    for (int32_t q = qmin; q <= qmax; q++) {
+        const float x = in_scale * (float)(q - in_zp);
+        const float y = fn == EDGE_LUT_TANH ? edge_tanhf(x) : edge_logistic_f32(x);
+        const float scaled = y * inverse_scale;
+        const float rounded = edge_roundf(scaled);
+        const float shifted = rounded + (float)out_zp;
+        int32_t code = (int32_t)shifted;
+        code = code < qmin ? qmin : (code > qmax ? qmax : code);
+        lut[(uint8_t)(q & 0xff)] = (uint8_t)(code & 0xff);
+    }
+}
+
+void edge_lut8_apply(const uint8_t lut[256], const uint8_t *in, uint8_t *out, size_t n) {
+    for (size_t i = 0; i < n; i++) out[i] = lut[in[i]];
+}

@@ -1,0 +1,169 @@
+/*
+ * hard_swish.c — HARD_SWISH (BuiltinOperator 117): x * relu6(x + 3) / 6.
+ *
+ * int8 / uint8 as reference_ops::HardSwish with the HardSwishParams that
+ * activations.cc HardSwishPrepare computes: the input is moved to a
+ * "hi-res" scale (in_scale / 128, a left shift by 7 in int16), one int16
+ * fixed-point multiplier takes it to the output scale, another to the
+ * "relu-ish" scale where 3.0 is 32768; both multipliers are float ratios
+ * through QuantizeMultiplier, rounded from 32 to 16 bits. The final product
+ * uses a truncating (not rounding) doubling high multiply, as TFLite does to
+ * cancel the bias of the earlier roundings. float32 as the reference
+ * kernel: x * min(6, max(0, x + 3)) / 6.
+ */
+#include "../kernels/fixedpoint.h"
+#include "../quant.h"
+#include "ops.h"
+
+typedef struct hard_swish_params {
+    int32_t type;
+    int32_t in_zp, out_zp;
+    int32_t reluish_exponent, output_exponent;
+    int16_t reluish_mult, output_mult;
+} hard_swish_params;
+
+/* DownScaleInt32ToInt16Multiplier: round a Q31 multiplier to Q15. */
+static int16_t downscale_multiplier(int32_t m) {
+    const int32_t rounding = 1 << 15;
+    if (m >= INT32_MAX - rounding) return INT16_MAX;
+    return (int16_t)((m + rounding) >> 16);
+}
+
+static edge_status prepare(edge_op_ctx *c) {
+    edge_op_rt *op = c->op;
+    if (op->n_in != 1 || op->n_out != 1)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u",
+                            op->n_in, op->n_out);
+    edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
+    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
+    const edge_type t = in->t.type;
+    if (out->t.type != t)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "input is %s but output is %s", edge_type_name(t),
+                            edge_type_name(out->t.type));
+    if (t != EDGE_FLOAT32 && t != EDGE_INT8 && t != EDGE_UINT8)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (float32, int8, uint8)",
+                            edge_type_name(t));
+    if (!edge_same_shape(&in->t, &out->t))
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "output shape differs from the input's");
+
+    hard_swish_params p;
+    edge_memset(&p, 0, sizeof p);
+    p.type = (int32_t)t;
+    if (t != EDGE_FLOAT32) {
+        if (in->q_count < 1 || out->q_count < 1)
+            return edge_op_fail(c, EDGE_ERR_MODEL, "%s input and output must be quantized",
+                                edge_type_name(t));
+        const float in_s = edge_q_scale(in, 0), out_s = edge_q_scale(out, 0);
+        if (!(in_s > 0.0f) || !(out_s > 0.0f))
+            return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
+        p.in_zp = edge_q_zero(in, 0);
+        p.out_zp = edge_q_zero(out, 0);
+        /* All float, as HardSwishPrepare. */
+        const float hires_in_s = (1.0f / 128.0f) * in_s;
+        const float reluish_s = 3.0f / 32768.0f;
+        const float output_ratio = hires_in_s / out_s;
+        const float reluish_ratio = hires_in_s / reluish_s;
+        int32_t m32;
+        int e;
+        edge_quantize_multiplier((double)output_ratio, &m32, &e);
+        if (e > 0)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                                "output scale too small for the input scale: in_scale / (128 "
+                                "out_scale) must be below 1");
+        if (e < -31)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "output multiplier out of range");
+        p.output_mult = downscale_multiplier(m32);
+        p.output_exponent = e;
+        edge_quantize_multiplier((double)reluish_ratio, &m32, &e);
+        if (e > 30 || e < -31)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "relu-ish multiplier out of range (shift %d)", e);
+        p.reluish_mult = downscale_multiplier(m32);
+        p.reluish_exponent = e;
+    }
+    if (!c->params) {
+        op->params_bytes = (uint32_t)sizeof(hard_swish_params);
+        op->scratch_bytes = 0;
+        op->macs = 0;
+        op->systolic = 0;
+        op->array_cycles = 0;
+        return EDGE_OK;
+    }
+    edge_memcpy(c->params, &p, sizeof p);
+    return EDGE_OK;
+}
+
+/* The low 16 bits as a signed value, as an int16 assignment keeps them. */
+static int16_t wrap16(int32_t v) {
+    const int32_t low = v & 0xffff;
+    return (int16_t)(low >= 0x8000 ? low - 0x10000 : low);
+}
+
+static int16_t saturating_left_shift16(int16_t v, int amount) {
+    int64_t r = (int64_t)v * ((int64_t)1 << amount);
+    if (r > INT16_MAX) r = INT16_MAX;
+    if (r < INT16_MIN) r = INT16_MIN;
+    return (int16_t)r;
+}
+
+/* SQDMULH: the doubling high half, truncated toward zero. */
+static int16_t saturating_doubling_high_mul16(int16_t a, int16_t b) {
+    if (a == b && a == INT16_MIN) return INT16_MAX;
+    const int32_t ab = (int32_t)a * (int32_t)b;
+    return (int16_t)(ab / (1 << 15));
+}
+
+static int32_t hard_swish_q(const hard_swish_params *p, int32_t x, int32_t qmin, int32_t qmax) {
+    /* int16 arithmetic as in the reference; for 8-bit inputs x - zp and its
+     * product by 128 fit. */
+    const int16_t v = (int16_t)(x - p->in_zp);
+    const int16_t hires = (int16_t)(v * 128);
+    const int16_t preshift_out = edge_fp_srdhm16(hires, p->output_mult);
+    int16_t reluish = hires;
+    if (p->reluish_exponent > 0) reluish = saturating_left_shift16(reluish, p->reluish_exponent - 1);
+    reluish = edge_fp_srdhm16(reluish, p->reluish_mult);
+    if (p->reluish_exponent > 0) reluish = saturating_left_shift16(reluish, 1);
+    if (p->reluish_exponent < 0) reluish = edge_fp_rdbpot16(reluish, -p->reluish_exponent);
+    /* [-1, 1] to [0, 1] */
+    reluish = (int16_t)((reluish + (1 << 15)) >> 1);
+    const int16_t preshift = saturating_doubling_high_mul16(reluish, preshift_out);
+    int16_t o = edge_fp_rdbpot16(preshift, -p->output_exponent);
+    o = wrap16(o + p->out_zp); /* int16 += zp */
+    return edge_clamp_i32(o, qmin, qmax);
+}
+
+static edge_status eval(edge_op_ctx *c) {
+    const hard_swish_params *p = (const hard_swish_params *)c->params;
+    const edge_tensor *in = &edge_in(c, 0)->t;
+    const size_t n = (size_t)edge_numel(in);
+    void *out = edge_out(c, 0)->t.data;
+    switch (p->type) {
+    case EDGE_FLOAT32: {
+        const float *x = (const float *)in->data;
+        float *y = (float *)out;
+        for (size_t i = 0; i < n; i++) {
+            const float v = x[i];
+            const float s = v + 3.0f;
+            const float lo = 0.0f < s ? s : 0.0f; /* std::max(0, v + 3) */
+            const float r = 6.0f < lo ? 6.0f : lo; /* std::min(6, .) */
+            const float prod = v * r;
+            y[i] = prod / 6.0f;
+        }
+        break;
+    }
+    case EDGE_INT8: {
+        const int8_t *x = (const int8_t *)in->data;
+        int8_t *y = (int8_t *)out;
+        for (size_t i = 0; i < n; i++) y[i] = (int8_t)hard_swish_q(p, x[i], -128, 127);
+        break;
+    }
+    default: {
+        const uint8_t *x = (const uint8_t *)in->data;
+        uint8_t *y = (uint8_t *)out;
+        for (size_t i = 0; i < n; i++) y[i] = (uint8_t)hard_swish_q(p, x[i], 0, 255);
+        break;
+    }
+    }
+    return EDGE_OK;
+}
+
+const edge_op_impl edge_op_hard_swish = {117, "HARD_SWISH", prepare, eval, 0};

@@ -1,0 +1,139 @@
+/*
+ * leaky_relu.c — LEAKY_RELU (BuiltinOperator 98), option alpha.
+ *
+ * As activations.cc LeakyReluPrepare and reference_ops::QuantizeLeakyRelu:
+ * two requantization multipliers, identity = in_scale / out_scale for
+ * inputs at or above the zero point and alpha = in_scale * alpha /
+ * out_scale below it, both computed in float and passed through
+ * QuantizeMultiplier. A negative alpha multiplier is applied as LiteRT's
+ * reference kernel does: negated, multiplied, and the result negated (so
+ * halfway cases round differently from a signed multiply). int8, uint8,
+ * int16 (zero points 0) and float32 (x > 0 ? x : x * alpha). A missing
+ * options table means alpha 0, as TFLite's zero-initialised parameters.
+ */
+#include "../quant.h"
+#include "ops.h"
+
+enum { LEAKY_RELU_OPTIONS_TYPE = 75 };
+enum { OPT_ALPHA = 0 };
+
+typedef struct leaky_relu_params {
+    int32_t type;
+    int32_t in_zp, out_zp;
+    int32_t mult_identity, shift_identity;
+    int32_t mult_alpha, shift_alpha; /* mult_alpha made non-negative */
+    int32_t alpha_negative;
+    float alpha;
+} leaky_relu_params;
+
+static edge_status prepare(edge_op_ctx *c) {
+    edge_op_rt *op = c->op;
+    if (op->n_in != 1 || op->n_out != 1)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u",
+                            op->n_in, op->n_out);
+    edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
+    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
+    if (op->options_type != LEAKY_RELU_OPTIONS_TYPE && op->options_type != 0)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not LeakyReluOptions (type %u)",
+                            (unsigned)op->options_type);
+    const edge_type t = in->t.type;
+    if (out->t.type != t)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "input is %s but output is %s", edge_type_name(t),
+                            edge_type_name(out->t.type));
+    if (t != EDGE_FLOAT32 && t != EDGE_INT8 && t != EDGE_UINT8 && t != EDGE_INT16)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (float32, int8, uint8, int16)",
+                            edge_type_name(t));
+    if (!edge_same_shape(&in->t, &out->t))
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "output shape differs from the input's");
+
+    leaky_relu_params p;
+    edge_memset(&p, 0, sizeof p);
+    p.type = (int32_t)t;
+    p.alpha = edge_opt_f32(c, OPT_ALPHA, 0.0f);
+    if (t != EDGE_FLOAT32) {
+        if (in->q_count < 1 || out->q_count < 1)
+            return edge_op_fail(c, EDGE_ERR_MODEL, "%s input and output must be quantized",
+                                edge_type_name(t));
+        const float in_s = edge_q_scale(in, 0), out_s = edge_q_scale(out, 0);
+        if (!(in_s > 0.0f) || !(out_s > 0.0f))
+            return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
+        p.in_zp = edge_q_zero(in, 0);
+        p.out_zp = edge_q_zero(out, 0);
+        if (t == EDGE_INT16 && (p.in_zp != 0 || p.out_zp != 0))
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 needs zero points 0 (have %d, %d)",
+                                p.in_zp, p.out_zp);
+        /* Both ratios are float expressions in LeakyReluPrepare. */
+        const float alpha_ratio = in_s * p.alpha / out_s;
+        const float identity_ratio = in_s / out_s;
+        int sa, si;
+        edge_quantize_multiplier((double)alpha_ratio, &p.mult_alpha, &sa);
+        edge_quantize_multiplier((double)identity_ratio, &p.mult_identity, &si);
+        if (sa > 30 || si > 30)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "requantization multiplier too large (alpha %d, identity %d)",
+                                sa, si);
+        p.shift_alpha = sa;
+        if (p.mult_alpha < 0) {
+            p.alpha_negative = 1;
+            p.mult_alpha = (int32_t)(0u - (uint32_t)p.mult_alpha); /* INT32_MIN stays, as in C++ */
+        }
+        p.shift_identity = si;
+    }
+    if (!c->params) {
+        op->params_bytes = (uint32_t)sizeof(leaky_relu_params);
+        op->scratch_bytes = 0;
+        op->macs = 0;
+        op->systolic = 0;
+        op->array_cycles = 0;
+        return EDGE_OK;
+    }
+    edge_memcpy(c->params, &p, sizeof p);
+    return EDGE_OK;
+}
+
+static int32_t requant(const leaky_relu_params *p, int32_t x, int32_t qmin, int32_t qmax) {
+    const int32_t v = x - p->in_zp;
+    int32_t y;
+    if (v >= 0) {
+        y = edge_mbqm(v, p->mult_identity, p->shift_identity);
+    } else {
+        y = edge_mbqm(v, p->mult_alpha, p->shift_alpha);
+        if (p->alpha_negative) y = -y;
+    }
+    return edge_clamp_i32(p->out_zp + y, qmin, qmax);
+}
+
+static edge_status eval(edge_op_ctx *c) {
+    const leaky_relu_params *p = (const leaky_relu_params *)c->params;
+    const edge_tensor *in = &edge_in(c, 0)->t;
+    const size_t n = (size_t)edge_numel(in);
+    void *out = edge_out(c, 0)->t.data;
+    switch (p->type) {
+    case EDGE_FLOAT32: {
+        const float *x = (const float *)in->data;
+        float *y = (float *)out;
+        for (size_t i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] : x[i] * p->alpha;
+        break;
+    }
+    case EDGE_INT8: {
+        const int8_t *x = (const int8_t *)in->data;
+        int8_t *y = (int8_t *)out;
+        for (size_t i = 0; i < n; i++) y[i] = (int8_t)requant(p, x[i], -128, 127);
+        break;
+    }
+    case EDGE_UINT8: {
+        const uint8_t *x = (const uint8_t *)in->data;
+        uint8_t *y = (uint8_t *)out;
+        for (size_t i = 0; i < n; i++) y[i] = (uint8_t)requant(p, x[i], 0, 255);
+        break;
+    }
+    default: {
+        const int16_t *x = (const int16_t *)in->data;
+        int16_t *y = (int16_t *)out;
+        for (size_t i = 0; i < n; i++) y[i] = (int16_t)requant(p, x[i], -32768, 32767);
+        break;
+    }
+    }
+    return EDGE_OK;
+}
+
+const edge_op_impl edge_op_leaky_relu = {98, "LEAKY_RELU", prepare, eval, 0};

@@ -1,0 +1,122 @@
+/*
+ * relu6.c — RELU6 (BuiltinOperator 21).
+ *
+ * As activations.cc ReluPrepare / Relu6Eval (the same registration under
+ * the reference resolver): quantized types are requantized from the input
+ * to the output scale with QuantizeMultiplier(in_scale / out_scale) (the
+ * ratio taken in float), then clamped to [zp + round(0 / scale),
+ * zp + round(6 / scale)] within the type's range (QuantizedReluX). int8,
+ * uint8, int16 (symmetric, zero points 0) and float32 (clamp to [0, 6]).
+ */
+#include "../quant.h"
+#include "ops.h"
+
+typedef struct relu6_params {
+    int32_t type;
+    int32_t in_zp, out_zp;
+    int32_t mult, shift;
+    int32_t act_min, act_max;
+} relu6_params;
+
+static edge_status prepare(edge_op_ctx *c) {
+    edge_op_rt *op = c->op;
+    if (op->n_in != 1 || op->n_out != 1)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u",
+                            op->n_in, op->n_out);
+    edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
+    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
+    const edge_type t = in->t.type;
+    if (out->t.type != t)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "input is %s but output is %s", edge_type_name(t),
+                            edge_type_name(out->t.type));
+    if (t != EDGE_FLOAT32 && t != EDGE_INT8 && t != EDGE_UINT8 && t != EDGE_INT16)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (float32, int8, uint8, int16)",
+                            edge_type_name(t));
+    if (!edge_same_shape(&in->t, &out->t))
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "output shape differs from the input's");
+
+    relu6_params p;
+    edge_memset(&p, 0, sizeof p);
+    p.type = (int32_t)t;
+    if (t != EDGE_FLOAT32) {
+        if (in->q_count < 1 || out->q_count < 1)
+            return edge_op_fail(c, EDGE_ERR_MODEL, "%s input and output must be quantized",
+                                edge_type_name(t));
+        const float in_s = edge_q_scale(in, 0), out_s = edge_q_scale(out, 0);
+        if (!(in_s > 0.0f) || !(out_s > 0.0f))
+            return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
+        p.in_zp = edge_q_zero(in, 0);
+        p.out_zp = edge_q_zero(out, 0);
+        if (t == EDGE_INT16 && (p.in_zp != 0 || p.out_zp != 0))
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 needs zero points 0 (have %d, %d)",
+                                p.in_zp, p.out_zp);
+        int shift;
+        edge_quantize_multiplier((double)(in_s / out_s), &p.mult, &shift);
+        if (shift > 30)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "input/output scale ratio too large");
+        p.shift = shift;
+        const int32_t qmin = t == EDGE_INT8 ? -128 : (t == EDGE_UINT8 ? 0 : -32768);
+        const int32_t qmax = t == EDGE_INT8 ? 127 : (t == EDGE_UINT8 ? 255 : 32767);
+        /* zp + round(bound / scale), as QuantizedReluX writes it. */
+        const int32_t lo = p.out_zp + (int32_t)edge_roundf(0.0f / out_s);
+        const int32_t hi = p.out_zp + (int32_t)edge_roundf(6.0f / out_s);
+        p.act_min = lo > qmin ? lo : qmin;
+        p.act_max = hi < qmax ? hi : qmax;
+    }
+    if (!c->params) {
+        op->params_bytes = (uint32_t)sizeof(relu6_params);
+        op->scratch_bytes = 0;
+        op->macs = 0;
+        op->systolic = 0;
+        op->array_cycles = 0;
+        return EDGE_OK;
+    }
+    edge_memcpy(c->params, &p, sizeof p);
+    return EDGE_OK;
+}
+
+static int32_t requant(const relu6_params *p, int32_t x) {
+    const int32_t v = p->out_zp + edge_mbqm(x - p->in_zp, p->mult, p->shift);
+    return edge_clamp_i32(v, p->act_min, p->act_max);
+}
+
+static edge_status eval(edge_op_ctx *c) {
+    const relu6_params *p = (const relu6_params *)c->params;
+    const edge_tensor *in = &edge_in(c, 0)->t;
+    const size_t n = (size_t)edge_numel(in);
+    void *out = edge_out(c, 0)->t.data;
+    switch (p->type) {
+    case EDGE_FLOAT32: {
+        const float *x = (const float *)in->data;
+        float *y = (float *)out;
+        /* The oracle build runs float RELU6 through XNNPACK's clamp, which
+         * keeps -0 and NaN (activations.cc's own loop would make them +0). */
+        for (size_t i = 0; i < n; i++) {
+            const float v = x[i] < 0.0f ? 0.0f : x[i];
+            y[i] = 6.0f < v ? 6.0f : v;
+        }
+        break;
+    }
+    case EDGE_INT8: {
+        const int8_t *x = (const int8_t *)in->data;
+        int8_t *y = (int8_t *)out;
+        for (size_t i = 0; i < n; i++) y[i] = (int8_t)requant(p, x[i]);
+        break;
+    }
+    case EDGE_UINT8: {
+        const uint8_t *x = (const uint8_t *)in->data;
+        uint8_t *y = (uint8_t *)out;
+        for (size_t i = 0; i < n; i++) y[i] = (uint8_t)requant(p, x[i]);
+        break;
+    }
+    default: {
+        const int16_t *x = (const int16_t *)in->data;
+        int16_t *y = (int16_t *)out;
+        for (size_t i = 0; i < n; i++) y[i] = (int16_t)requant(p, x[i]);
+        break;
+    }
+    }
+    return EDGE_OK;
+}
+
+const edge_op_impl edge_op_relu6 = {21, "RELU6", prepare, eval, 0};
