@@ -43,13 +43,13 @@ $(BUILD)/libedge.a: $(ENGINE_OBJ)
 	$(AR) rcs $@ $^
 
 $(BUILD)/edgeq: $(TOOL_OBJ) $(BUILD)/libedge.a
-	$(CC) $(EXTRA_CFLAGS) $(TOOL_OBJ) -Wl,--whole-archive $(BUILD)/libedge.a -Wl,--no-whole-archive $(HOST_LDLIBS) -o $@
+	$(CC) $(EXTRA_CFLAGS) $(TOOL_OBJ) $(BUILD)/libedge.a $(HOST_LDLIBS) -o $@
 
 # Unit tests (cmocka) see the engine's internal headers.
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libedge.a
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(OPT) -g -Wall -Wextra -Werror -Iengine/include -Iengine/src $(EXTRA_CFLAGS) \
-	    $< -Wl,--whole-archive $(BUILD)/libedge.a -Wl,--no-whole-archive -lcmocka -lm -o $@
+	    $< $(BUILD)/libedge.a -lcmocka -lm -o $@
 
 unit: $(UNIT_BIN)
 
@@ -62,9 +62,9 @@ test-unit: unit asan
 	@set -e; for t in $(UNIT_BIN) $(UNIT_BIN:$(BUILD)/%=$(BUILD)/asan/%); do echo "== $$t"; $$t; done
 
 test-py: all asan
-	$(PYTHON) -m pytest -q tests
+	$(PYTHON) -m pytest -q tests --ignore=tests/boards
 
-test: test-unit test-py
+test: test-unit test-py boards-test
 
 # The first thing a newcomer runs: person_detect on person.bmp.
 demo: all
@@ -76,3 +76,5 @@ clean:
 
 format:
 	clang-format -i $(ENGINE_SRC) $(ENGINE_HDR) $(TOOL_SRC) $(TOOL_HDR)
+
+include boards/boards.mk

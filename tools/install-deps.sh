@@ -11,10 +11,22 @@ APT_PACKAGES=(
   build-essential clang libclang-rt-14-dev
   libcmocka-dev libhdf5-dev libcjson-dev libzip-dev pkg-config
   python3 python3-pip
+  gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-arm-none-eabi libnewlib-arm-none-eabi
+  qemu-user qemu-system-arm cpio
 )
 if ! dpkg -s "${APT_PACKAGES[@]}" >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${APT_PACKAGES[@]}"
+fi
+
+# libgpiod (v1.6) for the Raspberry Pi builds of examples/classify: the
+# target architectures' development packages (boards/raspberrypi).
+FOREIGN_PACKAGES=(libgpiod-dev:arm64 libgpiod-dev:armhf)
+if ! dpkg -s "${FOREIGN_PACKAGES[@]}" >/dev/null 2>&1; then
+  $SUDO dpkg --add-architecture arm64
+  $SUDO dpkg --add-architecture armhf
+  $SUDO apt-get update -qq || true
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${FOREIGN_PACKAGES[@]}"
 fi
 
 PY=${PYTHON:-python3}

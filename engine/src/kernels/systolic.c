@@ -18,9 +18,17 @@
 #error "EDGE_SYSTOLIC_ROWS and EDGE_SYSTOLIC_COLS must be positive"
 #endif
 
+/* With a build-time variant the portable int8 tile is left unused. */
+#if defined(EDGE_SYSTOLIC_VARIANT) && defined(__GNUC__)
+#define SYSTOLIC_MAYBE_UNUSED __attribute__((unused))
+#else
+#define SYSTOLIC_MAYBE_UNUSED
+#endif
+
 /* One array column group: row `a` against EDGE_SYSTOLIC_COLS (or fewer)
  * weight rows, each k long, `ws` elements apart. */
 #define SYSTOLIC_DEFINE_TILE(SUFFIX, T)                                                      \
+    SYSTOLIC_MAYBE_UNUSED                                                                    \
     static void tile_dot_##SUFFIX(const T *a, const T *w, int32_t ws, int32_t k, int32_t nc, \
                                   uint32_t *acc) {                                           \
         int32_t c = 0;                                                                       \
@@ -115,6 +123,12 @@ void systolic_fold_bias(const systolic_params *p, const int32_t *bias, int32_t *
     }
 }
 
+#ifdef EDGE_SYSTOLIC_VARIANT
+#define TILE_DOT_S8 systolic_tile_dot_s8_variant
+#else
+#define TILE_DOT_S8 tile_dot_s8
+#endif
+
 void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m, void *out,
                    int32_t out_stride) {
     uint32_t acc[EDGE_SYSTOLIC_COLS];
@@ -139,7 +153,7 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
                     tile_dot_u8((const uint8_t *)rows[r0 + r],
                                 (const uint8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);
                 else
-                    tile_dot_s8((const int8_t *)rows[r0 + r],
+                    TILE_DOT_S8((const int8_t *)rows[r0 + r],
                                 (const int8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);
                 uint8_t *dst = o + (int64_t)(r0 + r) * out_stride + c0;
                 for (int32_t c = 0; c < nc; c++) {

@@ -72,6 +72,21 @@ typedef struct systolic_params {
     uint8_t is_unsigned; /* activations, weights and outputs are uint8 */
 } systolic_params;
 
+/* Accelerated variants, chosen at build time by defining one of
+ * EDGE_SYSTOLIC_NEON (Arm NEON, aarch64 or armhf; sdot where the target has
+ * dotprod), EDGE_SYSTOLIC_DSP (Cortex-M DSP extension, SMLAD) or
+ * EDGE_SYSTOLIC_MVE (Cortex-M Helium). A variant (systolic_<name>.c)
+ * supplies only the int8 inner tile, one activation row against nc weight
+ * rows ws elements apart:
+ *   acc[c] = sum_{i<k} a[i] * w[c * ws + i]   (c < nc <= EDGE_SYSTOLIC_COLS)
+ * wrapping like int32. Tiling, the uint8 path, bias and requantization stay
+ * the portable code's, so a variant is bit-exact whenever its tile is. */
+#if defined(EDGE_SYSTOLIC_NEON) || defined(EDGE_SYSTOLIC_DSP) || defined(EDGE_SYSTOLIC_MVE)
+#define EDGE_SYSTOLIC_VARIANT 1
+void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, int32_t k,
+                                  int32_t nc, uint32_t *acc);
+#endif
+
 /* eff_bias[i] = bias[i] + input_offset * sum_k W[i][k]
  *               + k * input_offset * filter_offset   (bias may be NULL).
  * Uses p->weights, n, k, input_offset, filter_offset, is_unsigned. */
