@@ -78,3 +78,4 @@ format:
 	clang-format -i $(ENGINE_SRC) $(ENGINE_HDR) $(TOOL_SRC) $(TOOL_HDR)
 
 include boards/boards.mk
+include bench/bench.mk
