@@ -11,6 +11,7 @@
  *      does not fit the model, a file could not be read or written
  *   2  usage: unknown command or option, a missing or malformed argument,
  *      the wrong number of --input/--output files for the model
+ *   3  quantize only: the model uses a layer or option edgeq cannot quantize
  */
 #ifndef EDGEQ_CLI_H
 #define EDGEQ_CLI_H
@@ -24,6 +25,7 @@
 #define EDGEQ_EXIT_OK 0
 #define EDGEQ_EXIT_FAIL 1
 #define EDGEQ_EXIT_USAGE 2
+#define EDGEQ_EXIT_UNSUPPORTED 3 /* quantize: a layer or option edgeq cannot take */
 
 #define EDGEQ_PROGRAM "edgeq"
 
@@ -31,6 +33,9 @@
 
 int edgeq_cmd_run(int argc, char **argv);     /* cmd_run.c */
 int edgeq_cmd_inspect(int argc, char **argv); /* cmd_inspect.c */
+int edgeq_cmd_quantize(int argc, char **argv); /* cmd_quantize.c, the default command */
+/* The quantizer's options, for `edgeq --help` (cmd_quantize.c). */
+void edgeq_quantize_help_options(FILE *fp);
 
 /* ---- messages and argument parsing (edgeq_main.c) ---- */
 

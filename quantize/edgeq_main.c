@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "keras_load.h"
 
 /* ---- messages ---- */
 
@@ -138,29 +139,26 @@ static void print_help(FILE *fp) {
             "models on the edgeq engine (libedge %s).\n"
             "\n"
             "commands:\n"
-            "  <model.h5> <out.tflite>  quantize (not built yet)\n"
+            "  <model.h5> <out.tflite>  quantize a Keras model to int8 TFLite (options below)\n"
             "  run        run a model: inputs from .npy or raw files, outputs to files,\n"
             "             latency and a per-op profile ('" EDGEQ_PROGRAM " run --help')\n"
             "  inspect    tensors, operators and the arena plan of a model, or the\n"
             "             dtype and shape of an .npy file ('" EDGEQ_PROGRAM " inspect --help')\n"
+            "\n",
+            EDGE_VERSION_STRING);
+    edgeq_quantize_help_options(fp);
+    fprintf(fp,
             "\n"
             "exit codes:\n"
             "  0  success\n"
             "  1  failure: the engine refused the model (its message says why), an input\n"
-            "     does not fit the model, or a file could not be read or written\n"
+            "     does not fit the model, or a file could not be read or written; when\n"
+            "     quantizing: a bad or truncated model file, NaN/Inf weights, calibration\n"
+            "     data of the wrong shape (no output file is left behind)\n"
             "  2  usage error: unknown command or option, a missing or malformed\n"
-            "     argument, the wrong number of --input/--output files for the model\n",
-            EDGE_VERSION_STRING);
-}
-
-/* The default command: `edgeq model.h5 out.tflite`. The quantizer lands in
- * its own change; this is where it plugs in. */
-static int cmd_quantize(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    edgeq_error("quantizing is not built yet (this build can only 'run' and 'inspect' .tflite "
-                "models; see '" EDGEQ_PROGRAM " --help')");
-    return EDGEQ_EXIT_USAGE;
+            "     argument, the wrong number of --input/--output files for the model\n"
+            "  3  quantizing: the model uses a layer or option edgeq cannot quantize\n"
+            "     (Lambda, custom or unknown layers, unsupported activations or options)\n");
 }
 
 typedef struct command {
@@ -168,9 +166,15 @@ typedef struct command {
     int (*fn)(int argc, char **argv);
 } command;
 
+int edgeq_cmd_export(int argc, char **argv); /* cmd_export.c */
+int edgeq_cmd_float_run(int argc, char **argv); /* cmd_float_run.c */
+
 static const command commands[] = {
     {"run", edgeq_cmd_run},
     {"inspect", edgeq_cmd_inspect},
+    {"export", edgeq_cmd_export},
+    {"float-run", edgeq_cmd_float_run},
+    {"keras-dump", edgeq_cmd_keras_dump},
 };
 
 int main(int argc, char **argv) {
@@ -205,5 +209,5 @@ int main(int argc, char **argv) {
     /* A lone word with no '.' or '/' is a mistyped command, not a file. */
     if (argc == 2 && !strchr(first, '.') && !strchr(first, '/'))
         return edgeq_usage(NULL, "unknown command '%s' (commands: run, inspect)", first);
-    return cmd_quantize(argc - 1, argv + 1);
+    return edgeq_cmd_quantize(argc - 1, argv + 1);
 }

@@ -101,6 +101,18 @@ typedef struct edgeq_graph {
     int n_inputs, inputs[8];        /* node indices of EDGEQ_OP_INPUT nodes */
     int n_outputs, outputs[8];      /* node indices of the model's outputs */
     char source[64];                /* "keras 2.4.0 legacy HDF5", for the report */
+
+    /* Set by edgeq_passes_run when a Rescaling right after input i was
+     * folded away: from then on the INPUT node stands for the rescaled
+     * tensor, x_raw * input_scale_fold[i] + input_offset_fold[i], where x_raw
+     * is what the user feeds. The float executor applies it to the raw
+     * inputs it is given. The writer (lower.c) moves it into the weights
+     * and bias of the layers the input feeds when all of them are
+     * Conv2D/DepthwiseConv2D/Dense (and none pads with a non-zero offset),
+     * else emits MUL + ADD; either way the model input takes raw values.
+     * 0 in input_folded[i]: no transform. */
+    int input_folded[8];
+    float input_scale_fold[8], input_offset_fold[8];
 } edgeq_graph;
 
 /* Append a zeroed node; returns its index (-1 out of memory). */

@@ -1,0 +1,1302 @@
+/*
+ * lower.c — calibrated float graph -> int8 TFLite operators (see lower.h).
+ */
+#include "lower.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../engine/src/quant.h"
+
+/* BuiltinOperator codes (schema.fbs). */
+enum {
+    OP_ADD = 0,
+    OP_AVERAGE_POOL_2D = 1,
+    OP_CONCATENATION = 2,
+    OP_CONV_2D = 3,
+    OP_DEPTHWISE_CONV_2D = 4,
+    OP_DEQUANTIZE = 6,
+    OP_FULLY_CONNECTED = 9,
+    OP_LOGISTIC = 14,
+    OP_MAX_POOL_2D = 17,
+    OP_MUL = 18,
+    OP_RELU = 19,
+    OP_RELU_N1_TO_1 = 20,
+    OP_RELU6 = 21,
+    OP_RESHAPE = 22,
+    OP_SOFTMAX = 25,
+    OP_TANH = 28,
+    OP_PAD = 34,
+    OP_MEAN = 40,
+    OP_SUB = 41,
+    OP_LEAKY_RELU = 98,
+    OP_QUANTIZE = 114,
+    OP_HARD_SWISH = 117
+};
+
+/* ActivationFunctionType */
+enum { ACT_NONE = 0, ACT_RELU = 1, ACT_RELU_N1_TO_1 = 2, ACT_RELU6 = 3 };
+
+const char *edgeq_builtin_name(int code) {
+    switch (code) {
+    case OP_ADD: return "ADD";
+    case OP_AVERAGE_POOL_2D: return "AVERAGE_POOL_2D";
+    case OP_CONCATENATION: return "CONCATENATION";
+    case OP_CONV_2D: return "CONV_2D";
+    case OP_DEPTHWISE_CONV_2D: return "DEPTHWISE_CONV_2D";
+    case OP_DEQUANTIZE: return "DEQUANTIZE";
+    case OP_FULLY_CONNECTED: return "FULLY_CONNECTED";
+    case OP_LOGISTIC: return "LOGISTIC";
+    case OP_MAX_POOL_2D: return "MAX_POOL_2D";
+    case OP_MUL: return "MUL";
+    case OP_RELU: return "RELU";
+    case OP_RELU_N1_TO_1: return "RELU_N1_TO_1";
+    case OP_RELU6: return "RELU6";
+    case OP_RESHAPE: return "RESHAPE";
+    case OP_SOFTMAX: return "SOFTMAX";
+    case OP_TANH: return "TANH";
+    case OP_PAD: return "PAD";
+    case OP_MEAN: return "MEAN";
+    case OP_SUB: return "SUB";
+    case OP_LEAKY_RELU: return "LEAKY_RELU";
+    case OP_QUANTIZE: return "QUANTIZE";
+    case OP_HARD_SWISH: return "HARD_SWISH";
+    default: return "?";
+    }
+}
+
+/* ---- the converter's parameter choices ---- */
+
+/* quantization_utils.cc ExpandVerySmallRange: a range no wider than this is
+ * widened to at least [-5e-7, 5e-7] (a dead ReLU's [0, 0], an all-zero
+ * weight channel), so that no scale is 0. */
+#define NEAR_ZERO_RANGE 1.0e-6
+
+static void expand_small_range(double *mn, double *mx) {
+    if (*mx - *mn > NEAR_ZERO_RANGE) return;
+    if (*mn > -NEAR_ZERO_RANGE / 2) *mn = -NEAR_ZERO_RANGE / 2;
+    if (*mx < NEAR_ZERO_RANGE / 2) *mx = NEAR_ZERO_RANGE / 2;
+}
+
+int edgeq_act_qparams(float rmin, float rmax, float *scale, int32_t *zero_point) {
+    if (!isfinite(rmin) || !isfinite(rmax) || rmin > rmax) return -1;
+    /* ConvertStatsToQDQs: the range must contain 0 so that 0.0 (padding,
+     * ReLU's floor) is exact. */
+    double mn = rmin < 0 ? rmin : 0.0, mx = rmax > 0 ? rmax : 0.0;
+    expand_small_range(&mn, &mx);
+    /* DownCastScale (legacy_float_scale): scale and zero point in float. */
+    float s = ((float)mx - (float)mn) / 255.0f;
+    if (!(s > 0.0f) || !isfinite(s)) return -1;
+    float zp_from_min = (float)(-128.0 - mn / (double)s);
+    int32_t zp;
+    if (zp_from_min < -128.0f)
+        zp = -128;
+    else if (zp_from_min > 127.0f)
+        zp = 127;
+    else
+        zp = (int32_t)edge_roundf(zp_from_min);
+    *scale = s;
+    *zero_point = zp;
+    return 0;
+}
+
+float edgeq_weight_scale(float wmin, float wmax) {
+    double mn = wmin < 0 ? wmin : 0.0, mx = wmax > 0 ? wmax : 0.0;
+    double a = fabs(mn) > fabs(mx) ? fabs(mn) : fabs(mx);
+    mn = -a;
+    mx = a;
+    expand_small_range(&mn, &mx);
+    return ((float)mx - (float)mn) / 254.0f;
+}
+
+/* ---- model building ---- */
+
+typedef struct lower_ctx {
+    const edgeq_graph *g;
+    const edgeq_lower_opts *o;
+    edgeq_qmodel *m;
+    char *err;
+    size_t err_len;
+    int *node_t;    /* node -> tensor with its int8 output, -1 none yet */
+    int *n_users;   /* distinct consumer nodes, + 1 per graph-output use */
+    float *fold_s;  /* per node: input rescale folded into its weights (1, 0: none) */
+    float *fold_o;
+} lower_ctx;
+
+static int failf(lower_ctx *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int failf(lower_ctx *c, int code, const char *fmt, ...) {
+    if (c->err && c->err_len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->err, c->err_len, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+static int oom(lower_ctx *c) { return failf(c, EDGEQ_LOWER_FAIL, "out of memory"); }
+
+static size_t type_size(int type) {
+    return type == EDGEQ_TT_INT8 || type == EDGEQ_TT_UINT8 ? 1 : 4;
+}
+
+static size_t numel_of(int rank, const int32_t *shape) {
+    size_t e = 1;
+    for (int i = 0; i < rank; i++) e *= (size_t)shape[i];
+    return e;
+}
+
+/* A new tensor "name""suffix"; returns its index or -1 (out of memory). */
+static int new_tensor(lower_ctx *c, const char *name, const char *suffix, int type, int rank,
+                      const int32_t *shape) {
+    edgeq_qmodel *m = c->m;
+    if (m->n_t == m->cap_t) {
+        int cap = m->cap_t ? m->cap_t * 2 : 64;
+        edgeq_qtensor *t = realloc(m->t, (size_t)cap * sizeof *t);
+        if (!t) return -1;
+        m->t = t;
+        m->cap_t = cap;
+    }
+    edgeq_qtensor *t = &m->t[m->n_t];
+    memset(t, 0, sizeof *t);
+    size_t n1 = strlen(name), n2 = suffix ? strlen(suffix) : 0;
+    t->name = malloc(n1 + n2 + 1);
+    if (!t->name) return -1;
+    memcpy(t->name, name, n1);
+    if (n2) memcpy(t->name + n1, suffix, n2);
+    t->name[n1 + n2] = 0;
+    t->type = type;
+    t->rank = rank;
+    for (int i = 0; i < rank; i++) t->shape[i] = shape[i];
+    t->bytes = numel_of(rank, shape) * type_size(type);
+    t->node = -1;
+    return m->n_t++;
+}
+
+static int set_q(edgeq_qtensor *t, int n, const float *scale, const int64_t *zp, int qdim) {
+    free(t->scale);
+    free(t->zero_point);
+    t->scale = malloc((size_t)n * sizeof *t->scale);
+    t->zero_point = calloc((size_t)n, sizeof *t->zero_point);
+    if (!t->scale || !t->zero_point) return -1;
+    memcpy(t->scale, scale, (size_t)n * sizeof *scale);
+    if (zp) memcpy(t->zero_point, zp, (size_t)n * sizeof *zp);
+    t->n_q = n;
+    t->qdim = qdim;
+    return 0;
+}
+
+static int set_q1(edgeq_qtensor *t, float scale, int64_t zp) { return set_q(t, 1, &scale, &zp, 0); }
+
+static int copy_q(edgeq_qtensor *dst, const edgeq_qtensor *src) {
+    return set_q(dst, src->n_q, src->scale, src->zero_point, src->qdim);
+}
+
+static int same_q(const edgeq_qtensor *a, const edgeq_qtensor *b) {
+    return a->n_q == 1 && b->n_q == 1 && a->scale[0] == b->scale[0] &&
+           a->zero_point[0] == b->zero_point[0];
+}
+
+/* A constant tensor that takes ownership of `data` (freed on failure). */
+static int const_tensor(lower_ctx *c, const char *name, const char *suffix, int type, int rank,
+                        const int32_t *shape, void *data) {
+    int t = new_tensor(c, name, suffix, type, rank, shape);
+    if (t < 0) {
+        free(data);
+        return -1;
+    }
+    c->m->t[t].data = data;
+    return t;
+}
+
+static int i32_const(lower_ctx *c, const char *name, const char *suffix, int rank,
+                     const int32_t *shape, const int32_t *values) {
+    size_t n = numel_of(rank, shape);
+    int32_t *d = malloc((n ? n : 1) * sizeof *d);
+    if (!d) return -1;
+    memcpy(d, values, n * sizeof *d);
+    return const_tensor(c, name, suffix, EDGEQ_TT_INT32, rank, shape, d);
+}
+
+static edgeq_qop *new_op(lower_ctx *c, int code, int version, int node) {
+    edgeq_qmodel *m = c->m;
+    if (m->n_ops == m->cap_ops) {
+        int cap = m->cap_ops ? m->cap_ops * 2 : 64;
+        edgeq_qop *o = realloc(m->ops, (size_t)cap * sizeof *o);
+        if (!o) return NULL;
+        m->ops = o;
+        m->cap_ops = cap;
+    }
+    edgeq_qop *op = &m->ops[m->n_ops++];
+    memset(op, 0, sizeof *op);
+    op->code = code;
+    op->version = version;
+    op->node = node;
+    op->o.stride_w = op->o.stride_h = op->o.dil_w = op->o.dil_h = 1;
+    return op;
+}
+
+static edgeq_qop *op1(lower_ctx *c, int code, int version, int node, int in, int out) {
+    edgeq_qop *op = new_op(c, code, version, node);
+    if (!op) return NULL;
+    op->n_in = 1;
+    op->in[0] = in;
+    op->n_out = 1;
+    op->out[0] = out;
+    return op;
+}
+
+static void shape_of(const edgeq_node *n, int32_t *shape) {
+    for (int i = 0; i < n->rank; i++) shape[i] = n->shape[i];
+}
+
+/* The int8 output tensor of node i with the converter's parameters for the
+ * range [lo, hi]. */
+static int act_tensor_range(lower_ctx *c, int i, const char *suffix, int rank,
+                            const int32_t *shape, float lo, float hi) {
+    const edgeq_node *n = &c->g->nodes[i];
+    float s;
+    int32_t zp;
+    if (edgeq_act_qparams(lo, hi, &s, &zp) != 0)
+        return failf(c, EDGEQ_LOWER_FAIL,
+                     "layer '%s' (%s): its calibrated output range [%g, %g] is not usable "
+                     "(NaN or infinite values: check the calibration data and the weights)",
+                     n->name, n->keras_class, (double)lo, (double)hi);
+    int t = new_tensor(c, n->name, suffix, EDGEQ_TT_INT8, rank, shape);
+    if (t < 0 || set_q1(&c->m->t[t], s, zp)) return oom(c);
+    c->m->t[t].node = i;
+    return t;
+}
+
+static int act_tensor(lower_ctx *c, int i) {
+    const edgeq_node *n = &c->g->nodes[i];
+    if (!n->calibrated)
+        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s) has no calibration range", n->name,
+                     n->keras_class);
+    int32_t shape[EDGEQ_MAX_RANK];
+    shape_of(n, shape);
+    return act_tensor_range(c, i, NULL, n->rank, shape, n->range_min, n->range_max);
+}
+
+/* An int8 tensor with the given parameters. */
+static int fixed_tensor(lower_ctx *c, int i, const char *suffix, float scale, int32_t zp) {
+    const edgeq_node *n = &c->g->nodes[i];
+    int32_t shape[EDGEQ_MAX_RANK];
+    shape_of(n, shape);
+    int t = new_tensor(c, n->name, suffix, EDGEQ_TT_INT8, n->rank, shape);
+    if (t < 0 || set_q1(&c->m->t[t], scale, zp)) return oom(c);
+    c->m->t[t].node = i;
+    return t;
+}
+
+/* A tensor of node i's shape with the parameters of tensor `like`. */
+static int same_tensor(lower_ctx *c, int i, const char *suffix, int rank, const int32_t *shape,
+                       int like) {
+    const edgeq_node *n = &c->g->nodes[i];
+    int t = new_tensor(c, n->name, suffix, EDGEQ_TT_INT8, rank, shape);
+    if (t < 0 || copy_q(&c->m->t[t], &c->m->t[like])) return oom(c);
+    c->m->t[t].node = i;
+    return t;
+}
+
+static int fused_act(lower_ctx *c, const edgeq_node *n, int *act) {
+    switch (n->act) {
+    case EDGEQ_ACT_LINEAR: *act = ACT_NONE; return 0;
+    case EDGEQ_ACT_RELU: *act = ACT_RELU; return 0;
+    case EDGEQ_ACT_RELU6: *act = ACT_RELU6; return 0;
+    case EDGEQ_ACT_RELU_N1_TO_1: *act = ACT_RELU_N1_TO_1; return 0;
+    default:
+        return failf(c, EDGEQ_LOWER_UNSUPPORTED,
+                     "layer '%s' (%s): activation '%s' cannot be fused into %s in int8 TFLite",
+                     n->name, n->keras_class, edgeq_act_name(n->act), edgeq_op_name(n->op));
+    }
+}
+
+/* ---- weights ---- */
+
+/* quantization_driver.cc: a bias may use at most INT32_MAX / 2 steps, to
+ * leave the accumulator room. */
+#define BIAS_MAX ((double)(INT32_MAX / 2))
+
+/* Symmetric int8 weights and int32 bias, as the converter's legacy float
+ * path computes them. Channel of element e: inner ? e % C : e / (n / C).
+ *   weight scale  per channel (or one for the tensor): max|w| / 127 in float
+ *                 (edgeq_weight_scale);
+ *   bias scale    float(in_scale * w_scale), zero point 0; when a bias would
+ *                 need more than INT32_MAX / 2 steps, the bias scale becomes
+ *                 |b| / (INT32_MAX / 2) and the weight scale follows
+ *                 (bias scale / in_scale) — a dead channel (weights ~0 after
+ *                 BatchNorm folding) keeps its bias exactly that way;
+ *   values        q = round(w * float(1 / scale)) and round(b * float(1 /
+ *                 bias scale)) in float, ties away from zero, clamped.
+ * Writes wscale[nq], q[n], bscale[nq] and bq[C] (nq = C or 1). */
+static int quantize_weights(lower_ctx *c, const edgeq_node *n, const float *w, size_t count, int C,
+                            int inner, int per_channel, const float *bias, float in_scale,
+                            float *wscale, int8_t *q, float *bscale, int32_t *bq) {
+    size_t per = count / (size_t)C;
+    int nq = per_channel ? C : 1;
+    float *mn = calloc((size_t)C, sizeof *mn), *mx = calloc((size_t)C, sizeof *mx);
+    if (!mn || !mx) {
+        free(mn);
+        free(mx);
+        return oom(c);
+    }
+    for (size_t e = 0; e < count; e++) {
+        int ch = inner ? (int)(e % (size_t)C) : (int)(e / per);
+        float v = w[e];
+        if (!isfinite(v)) {
+            free(mn);
+            free(mx);
+            return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): a weight is NaN or infinite",
+                         n->name, n->keras_class);
+        }
+        if (v < mn[ch]) mn[ch] = v;
+        if (v > mx[ch]) mx[ch] = v;
+    }
+    if (per_channel) {
+        for (int k = 0; k < C; k++) wscale[k] = edgeq_weight_scale(mn[k], mx[k]);
+    } else {
+        float a = 0, b = 0;
+        for (int k = 0; k < C; k++) {
+            if (mn[k] < a) a = mn[k];
+            if (mx[k] > b) b = mx[k];
+        }
+        wscale[0] = edgeq_weight_scale(a, b);
+    }
+    free(mn);
+    free(mx);
+    for (int k = 0; k < C; k++)
+        if (bias && !isfinite(bias[k]))
+            return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): a bias is NaN or infinite",
+                         n->name, n->keras_class);
+    for (int k = 0; k < nq; k++) bscale[k] = in_scale * wscale[k];
+    if (bias && per_channel) {
+        for (int k = 0; k < C; k++) {
+            double ab = fabs((double)bias[k]);
+            if (ab / (double)bscale[k] > BIAS_MAX) {
+                double bs = ab / BIAS_MAX;
+                bscale[k] = (float)bs;
+                wscale[k] = (float)(bs / (double)in_scale);
+            }
+        }
+    } else if (bias) {
+        double half = 0;
+        for (int k = 0; k < C; k++)
+            if (fabs((double)bias[k]) > half) half = fabs((double)bias[k]);
+        if (half / (double)bscale[0] >= BIAS_MAX) {
+            double bs = half / BIAS_MAX;
+            bscale[0] = (float)bs;
+            wscale[0] = (float)(bs / (double)in_scale);
+        }
+    }
+    for (int k = 0; k < nq; k++)
+        if (!(wscale[k] > 0.0f) || !isfinite(wscale[k]) || !(bscale[k] > 0.0f) ||
+            !isfinite(bscale[k]))
+            return failf(c, EDGEQ_LOWER_FAIL,
+                         "layer '%s' (%s): weights or bias cannot be quantized (scale %g)",
+                         n->name, n->keras_class, (double)wscale[k]);
+    for (size_t e = 0; e < count; e++) {
+        int ch = inner ? (int)(e % (size_t)C) : (int)(e / per);
+        float inv = (float)(1.0 / (double)wscale[per_channel ? ch : 0]);
+        float v = edge_roundf(w[e] * inv);
+        q[e] = (int8_t)(v < -127.0f ? -127 : v > 127.0f ? 127 : (int)v);
+    }
+    for (int k = 0; k < C; k++) {
+        float inv = (float)(1.0 / (double)bscale[per_channel ? k : 0]);
+        double v = bias ? (double)edge_roundf(bias[k] * inv) : 0.0;
+        bq[k] = v < -2147483647.0 ? -2147483647 : v > 2147483647.0 ? 2147483647 : (int32_t)v;
+    }
+    return 0;
+}
+
+/* Weight + bias tensors of a conv-like node from float arrays in TFLite
+ * layout. Takes ownership of wt and b. */
+static int weight_tensors(lower_ctx *c, int i, float *wt, size_t count, int rank,
+                          const int32_t *wshape, int C, int inner, int per_channel, int qdim,
+                          float *b, float in_scale, int *wt_t, int *b_t) {
+    const edgeq_node *n = &c->g->nodes[i];
+    int nq = per_channel ? C : 1;
+    float *ws = calloc((size_t)nq, sizeof *ws), *bs = calloc((size_t)nq, sizeof *bs);
+    int8_t *q = malloc(count ? count : 1);
+    int32_t *bq = malloc((size_t)C * sizeof *bq);
+    int rc = 0;
+    if (!ws || !bs || !q || !bq) {
+        rc = oom(c);
+        goto out;
+    }
+    rc = quantize_weights(c, n, wt, count, C, inner, per_channel, b, in_scale, ws, q, bs, bq);
+    if (rc) goto out;
+    *wt_t = const_tensor(c, n->name, "/kernel", EDGEQ_TT_INT8, rank, wshape, q);
+    q = NULL;
+    if (*wt_t < 0 || set_q(&c->m->t[*wt_t], nq, ws, NULL, per_channel ? qdim : 0)) {
+        rc = oom(c);
+        goto out;
+    }
+    int32_t bshape[1] = {C};
+    *b_t = const_tensor(c, n->name, "/bias", EDGEQ_TT_INT32, 1, bshape, bq);
+    bq = NULL;
+    if (*b_t < 0 || set_q(&c->m->t[*b_t], nq, bs, NULL, 0)) rc = oom(c);
+out:
+    free(ws);
+    free(bs);
+    free(q);
+    free(bq);
+    free(wt);
+    free(b);
+    return rc;
+}
+
+static int in_t(lower_ctx *c, const edgeq_node *n, int k) { return c->node_t[n->in[k]]; }
+
+static float tscale(lower_ctx *c, int t) { return c->m->t[t].scale[0]; }
+
+static int lower_conv(lower_ctx *c, int i) {
+    const edgeq_node *n = &c->g->nodes[i];
+    const edgeq_node *ni = &c->g->nodes[n->in[0]];
+    if (n->rank != 4 || ni->rank != 4)
+        return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): only 2-D convolutions of NHWC tensors are supported",
+                     n->name, n->keras_class);
+    int kh = n->kh, kw = n->kw, groups = n->groups, cout = n->shape[3];
+    /* Grouped: TFLite reads the groups from input channels / filter input
+     * channels; the filter stays [cout][kh][kw][cin / groups]. */
+    if (groups < 1 || ni->shape[3] % groups || cout % groups)
+        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): %d groups do not divide the channels",
+                     n->name, n->keras_class, groups);
+    int cin = ni->shape[3] / groups;
+    size_t count = (size_t)kh * kw * cin * cout;
+    if (!n->kernel || n->kernel_len != count || (n->bias && n->bias_len != (size_t)cout))
+        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): kernel/bias sizes do not match the layer",
+                     n->name, n->keras_class);
+    int act;
+    int rc = fused_act(c, n, &act);
+    if (rc) return rc;
+    float s = c->fold_s[i], o = c->fold_o[i];
+    float *wt = malloc(count * sizeof *wt), *b = calloc((size_t)cout, sizeof *b);
+    if (!wt || !b) {
+        free(wt);
+        free(b);
+        return oom(c);
+    }
+    /* [kh][kw][cin][cout] -> [cout][kh][kw][cin] */
+    for (int y = 0; y < kh; y++)
+        for (int x = 0; x < kw; x++)
+            for (int ci = 0; ci < cin; ci++)
+                for (int co = 0; co < cout; co++) {
+                    float v = n->kernel[(((size_t)y * kw + x) * cin + ci) * cout + co];
+                    wt[(((size_t)co * kh + y) * kw + x) * cin + ci] = v * s;
+                    b[co] += o * v;
+                }
+    for (int co = 0; co < cout; co++) b[co] += n->bias ? n->bias[co] : 0.0f;
+    int in = in_t(c, n, 0);
+    int32_t wshape[4] = {cout, kh, kw, cin};
+    int wt_t, b_t;
+    rc = weight_tensors(c, i, wt, count, 4, wshape, cout, 0, 1, 0, b, tscale(c, in), &wt_t, &b_t);
+    if (rc) return rc;
+    int out = act_tensor(c, i);
+    if (out < 0) return out;
+    /* op_version.cc: int8 is 3, grouped convolution 6. */
+    edgeq_qop *op = new_op(c, OP_CONV_2D, groups > 1 ? 6 : 3, i);
+    if (!op) return oom(c);
+    op->n_in = 3;
+    op->in[0] = in;
+    op->in[1] = wt_t;
+    op->in[2] = b_t;
+    op->n_out = 1;
+    op->out[0] = out;
+    op->o.padding = n->pad_same ? 0 : 1;
+    op->o.stride_w = n->stride_w;
+    op->o.stride_h = n->stride_h;
+    op->o.dil_w = n->dil_w;
+    op->o.dil_h = n->dil_h;
+    op->o.act = act;
+    c->node_t[i] = out;
+    return 0;
+}
+
+static int lower_depthwise(lower_ctx *c, int i) {
+    const edgeq_node *n = &c->g->nodes[i];
+    const edgeq_node *ni = &c->g->nodes[n->in[0]];
+    if (n->rank != 4 || ni->rank != 4)
+        return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): only 2-D convolutions of NHWC tensors are supported",
+                     n->name, n->keras_class);
+    int kh = n->kh, kw = n->kw, cin = ni->shape[3], mult = n->depth_multiplier;
+    int C = cin * mult;
+    size_t count = (size_t)kh * kw * C;
+    if (C != n->shape[3] || !n->kernel || n->kernel_len != count ||
+        (n->bias && n->bias_len != (size_t)C))
+        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): kernel/bias sizes do not match the layer",
+                     n->name, n->keras_class);
+    int act;
+    int rc = fused_act(c, n, &act);
+    if (rc) return rc;
+    float s = c->fold_s[i], o = c->fold_o[i];
+    float *wt = malloc(count * sizeof *wt), *b = calloc((size_t)C, sizeof *b);
+    if (!wt || !b) {
+        free(wt);
+        free(b);
+        return oom(c);
+    }
+    /* [kh][kw][cin][m] is already [1][kh][kw][cin*m] in memory. */
+    for (size_t e = 0; e < count; e++) {
+        wt[e] = n->kernel[e] * s;
+        b[e % (size_t)C] += o * n->kernel[e];
+    }
+    for (int k = 0; k < C; k++) b[k] += n->bias ? n->bias[k] : 0.0f;
+    int in = in_t(c, n, 0);
+    int32_t wshape[4] = {1, kh, kw, C};
+    int wt_t, b_t;
+    rc = weight_tensors(c, i, wt, count, 4, wshape, C, 1, 1, 3, b, tscale(c, in), &wt_t, &b_t);
+    if (rc) return rc;
+    int out = act_tensor(c, i);
+    if (out < 0) return out;
+    edgeq_qop *op = new_op(c, OP_DEPTHWISE_CONV_2D, 3, i);
+    if (!op) return oom(c);
+    op->n_in = 3;
+    op->in[0] = in;
+    op->in[1] = wt_t;
+    op->in[2] = b_t;
+    op->n_out = 1;
+    op->out[0] = out;
+    op->o.padding = n->pad_same ? 0 : 1;
+    op->o.stride_w = n->stride_w;
+    op->o.stride_h = n->stride_h;
+    op->o.dil_w = n->dil_w;
+    op->o.dil_h = n->dil_h;
+    op->o.depth_multiplier = mult;
+    op->o.act = act;
+    c->node_t[i] = out;
+    return 0;
+}
+
+static int lower_dense(lower_ctx *c, int i) {
+    const edgeq_node *n = &c->g->nodes[i];
+    const edgeq_node *ni = &c->g->nodes[n->in[0]];
+    int N = ni->shape[ni->rank - 1], U = n->shape[n->rank - 1];
+    size_t count = (size_t)N * U;
+    if (!n->kernel || n->kernel_len != count || (n->bias && n->bias_len != (size_t)U))
+        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): kernel/bias sizes do not match the layer",
+                     n->name, n->keras_class);
+    int act;
+    int rc = fused_act(c, n, &act);
+    if (rc) return rc;
+    float s = c->fold_s[i], o = c->fold_o[i];
+    float *wt = malloc(count * sizeof *wt), *b = calloc((size_t)U, sizeof *b);
+    if (!wt || !b) {
+        free(wt);
+        free(b);
+        return oom(c);
+    }
+    /* [in][out] -> [out][in] */
+    for (int k = 0; k < N; k++)
+        for (int u = 0; u < U; u++) {
+            float v = n->kernel[(size_t)k * U + u];
+            wt[(size_t)u * N + k] = v * s;
+            b[u] += o * v;
+        }
+    for (int u = 0; u < U; u++) b[u] += n->bias ? n->bias[u] : 0.0f;
+    int in = in_t(c, n, 0);
+    int32_t wshape[2] = {U, N};
+    int pc = c->o->dense_per_channel;
+    int wt_t, b_t;
+    rc = weight_tensors(c, i, wt, count, 2, wshape, U, 0, pc, 0, b, tscale(c, in), &wt_t, &b_t);
+    if (rc) return rc;
+    int out = act_tensor(c, i);
+    if (out < 0) return out;
+    int keep = ni->rank > 2;
+    /* op_version.cc: int8 is 4 (per-channel too, as TF 2.21 writes it),
+     * keep_num_dims 5. */
+    edgeq_qop *op = new_op(c, OP_FULLY_CONNECTED, keep ? 5 : 4, i);
+    if (!op) return oom(c);
+    op->n_in = 3;
+    op->in[0] = in;
+    op->in[1] = wt_t;
+    op->in[2] = b_t;
+    op->n_out = 1;
+    op->out[0] = out;
+    op->o.act = act;
+    op->o.keep_dims = keep;
+    c->node_t[i] = out;
+    return 0;
+}
+
+/* Right-aligned broadcast of two shapes. */
+static void broadcast_shape(const edgeq_qtensor *a, const edgeq_qtensor *b, int *rank,
+                            int32_t *shape) {
+    int r = a->rank > b->rank ? a->rank : b->rank;
+    for (int k = 0; k < r; k++) {
+        int ia = k - (r - a->rank), ib = k - (r - b->rank);
+        int32_t da = ia >= 0 ? a->shape[ia] : 1, db = ib >= 0 ? b->shape[ib] : 1;
+        shape[k] = da > db ? da : db;
+    }
+    *rank = r;
+}
+
+static int lower_elementwise(lower_ctx *c, int i) {
+    const edgeq_node *n = &c->g->nodes[i];
+    int code = n->op == EDGEQ_OP_ADD ? OP_ADD : n->op == EDGEQ_OP_SUBTRACT ? OP_SUB : OP_MUL;
+    if (n->n_in < 1 || (n->op == EDGEQ_OP_SUBTRACT && n->n_in != 2))
+        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): wrong number of inputs (%d)", n->name,
+                     n->keras_class, n->n_in);
+    int act;
+    int rc = fused_act(c, n, &act);
+    if (rc) return rc;
+    if (n->n_in == 1 && act == ACT_NONE) {
+        c->node_t[i] = in_t(c, n, 0);
+        return 0;
+    }
+    int a = in_t(c, n, 0);
+    const edgeq_node *n0 = &c->g->nodes[n->in[0]];
+    double lo = n0->range_min, hi = n0->range_max;
+    for (int k = 1; k < n->n_in; k++) {
+        int b = in_t(c, n, k);
+        const edgeq_node *nk = &c->g->nodes[n->in[k]];
+        int last = k == n->n_in - 1;
+        int out;
+        if (last) {
+            out = act_tensor(c, i);
+        } else {
+            /* A partial sum or product of a chain: bound it by interval
+             * arithmetic on the inputs' ranges. */
+            if (code == OP_ADD) {
+                lo += nk->range_min;
+                hi += nk->range_max;
+            } else {
+                double p[4] = {lo * nk->range_min, lo * nk->range_max, hi * nk->range_min,
+                               hi * nk->range_max};
+                lo = hi = p[0];
+                for (int q = 1; q < 4; q++) {
+                    if (p[q] < lo) lo = p[q];
+                    if (p[q] > hi) hi = p[q];
+                }
+            }
+            char suf[32];
+            snprintf(suf, sizeof suf, "/partial%d", k);
+            int r;
+            int32_t shape[EDGEQ_QT_MAX_RANK];
+            broadcast_shape(&c->m->t[a], &c->m->t[b], &r, shape);
+            out = act_tensor_range(c, i, suf, r, shape, (float)lo, (float)hi);
+        }
+        if (out < 0) return out;
+        edgeq_qop *op = new_op(c, code, 2, i);
+        if (!op) return oom(c);
+        op->n_in = 2;
+        op->in[0] = a;
+        op->in[1] = b;
+        op->n_out = 1;
+        op->out[0] = out;
+        op->o.act = last ? act : ACT_NONE;
+        a = out;
+    }
+    c->node_t[i] = a;
+    return 0;
+}
+
+/* Ops whose output parameters are their own choice (so a CONCATENATION may
+ * impose its own on them). */
+static int own_range_op(const edgeq_node *n) {
+    switch (n->op) {
+    case EDGEQ_OP_CONV2D:
+    case EDGEQ_OP_DEPTHWISE_CONV2D:
+    case EDGEQ_OP_DENSE:
+    case EDGEQ_OP_ADD:
+    case EDGEQ_OP_SUBTRACT:
+    case EDGEQ_OP_MULTIPLY:
+    case EDGEQ_OP_CONCAT:
+    case EDGEQ_OP_GLOBAL_AVGPOOL:
+    case EDGEQ_OP_RESCALE: return 1;
+    case EDGEQ_OP_ACTIVATION:
+        return n->act == EDGEQ_ACT_RELU || n->act == EDGEQ_ACT_RELU6 ||
+               n->act == EDGEQ_ACT_RELU_N1_TO_1 || n->act == EDGEQ_ACT_LEAKY_RELU ||
+               n->act == EDGEQ_ACT_HARD_SWISH;
+    default: return 0;
+    }
+}
+
+/* Ops that keep their input's parameters (lowered with same_tensor). */
+static int same_params_op(const edgeq_node *n) {
+    return n->op == EDGEQ_OP_MAXPOOL || n->op == EDGEQ_OP_AVGPOOL || n->op == EDGEQ_OP_RESHAPE ||
+           n->op == EDGEQ_OP_PAD || n->op == EDGEQ_OP_GLOBAL_MAXPOOL;
+}
+
+/* Give node j's output the parameters of tensor `like`, as the converter
+ * propagates a CONCATENATION's scale backwards: through ops that keep their
+ * input's parameters, up to an op that chooses its own, when every node on
+ * the way feeds only the next. Returns 1 when done, 0 when not possible
+ * (the caller requantizes instead), <0 on error. */
+static int retarget_chain(lower_ctx *c, int j, int like) {
+    int chain[64], n = 0;
+    for (;;) {
+        const edgeq_node *nj = &c->g->nodes[j];
+        if (c->n_users[j] != 1 || n == 64) return 0;
+        chain[n++] = j;
+        if (own_range_op(nj)) break;
+        if (!same_params_op(nj) || nj->n_in != 1) return 0;
+        j = nj->in[0];
+    }
+    /* The own-range op's output tensor must be its own (not an alias). */
+    int top = chain[n - 1];
+    if (c->m->t[c->node_t[top]].node != top) return 0;
+    if (copy_q(&c->m->t[c->node_t[top]], &c->m->t[like])) return oom(c);
+    for (int k = 0; k < n - 1; k++)
+        for (int t = 0; t < c->m->n_t; t++)
+            if (c->m->t[t].node == chain[k] && !c->m->t[t].data && c->m->t[t].type == EDGEQ_TT_INT8)
+                if (copy_q(&c->m->t[t], &c->m->t[like])) return oom(c);
+    return 1;
+}
+
+static int lower_concat(lower_ctx *c, int i) {
+    const edgeq_node *n = &c->g->nodes[i];
+    if (n->n_in > EDGEQ_QOP_MAX_IN)
+        return failf(c, EDGEQ_LOWER_UNSUPPORTED,
+                     "layer '%s' (%s): concatenating %d tensors (at most %d are supported)",
+                     n->name, n->keras_class, n->n_in, EDGEQ_QOP_MAX_IN);
+    if (n->axis < 0 || n->axis >= n->rank)
+        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): axis %d out of range", n->name,
+                     n->keras_class, n->axis);
+    int out = act_tensor(c, i);
+    if (out < 0) return out;
+    int ins[EDGEQ_QOP_MAX_IN];
+    /* TFLite's int8 CONCATENATION wants every input on the output's scale
+     * and zero point, as the converter arranges. */
+    for (int k = 0; k < n->n_in; k++) {
+        int j = n->in[k];
+        int t = c->node_t[j];
+        if (!same_q(&c->m->t[t], &c->m->t[out])) {
+            int rc = retarget_chain(c, j, out);
+            if (rc < 0) return rc;
+            if (rc == 0) {
+                int r = new_tensor(c, c->m->t[t].name, "/requantized", EDGEQ_TT_INT8,
+                                   c->m->t[t].rank, c->m->t[t].shape);
+                if (r < 0 || copy_q(&c->m->t[r], &c->m->t[out])) return oom(c);
+                c->m->t[r].node = j;
+                if (!op1(c, OP_QUANTIZE, 2, i, t, r)) return oom(c);
+                t = r;
+            }
+        }
+        ins[k] = t;
+    }
+    edgeq_qop *op = new_op(c, OP_CONCATENATION, 2, i);
+    if (!op) return oom(c);
+    op->n_in = n->n_in;
+    for (int k = 0; k < n->n_in; k++) op->in[k] = ins[k];
+    op->n_out = 1;
+    op->out[0] = out;
+    op->o.axis = n->axis;
+    c->node_t[i] = out;
+    return 0;
+}
+
+static int lower_pool(lower_ctx *c, int i) {
+    const edgeq_node *n = &c->g->nodes[i];
+    if (n->rank != 4)
+        return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): pooling needs an NHWC tensor",
+                     n->name, n->keras_class);
+    int in = in_t(c, n, 0);
+    int32_t shape[EDGEQ_MAX_RANK];
+    shape_of(n, shape);
+    int out = same_tensor(c, i, NULL, n->rank, shape, in);
+    if (out < 0) return out;
+    edgeq_qop *op = op1(c, n->op == EDGEQ_OP_MAXPOOL ? OP_MAX_POOL_2D : OP_AVERAGE_POOL_2D, 2, i,
+                        in, out);
+    if (!op) return oom(c);
+    op->o.padding = n->pad_same ? 0 : 1;
+    op->o.stride_w = n->stride_w;
+    op->o.stride_h = n->stride_h;
+    op->o.filter_w = n->kw;
+    op->o.filter_h = n->kh;
+    c->node_t[i] = out;
+    return 0;
+}
+
+/* RESHAPE `in` to `shape` with in's parameters. */
+static int reshape_to(lower_ctx *c, int i, int in, const char *suffix, int rank,
+                      const int32_t *shape, int *out_t) {
+    const edgeq_node *n = &c->g->nodes[i];
+    int32_t vs[1] = {rank};
+    char suf[64];
+    snprintf(suf, sizeof suf, "%s/shape", suffix ? suffix : "");
+    int st = i32_const(c, n->name, suf, 1, vs, shape);
+    if (st < 0) return oom(c);
+    int out = same_tensor(c, i, suffix, rank, shape, in);
+    if (out < 0) return out;
+    edgeq_qop *op = new_op(c, OP_RESHAPE, 1, i);
+    if (!op) return oom(c);
+    op->n_in = 2;
+    op->in[0] = in;
+    op->in[1] = st;
+    op->n_out = 1;
+    op->out[0] = out;
+    *out_t = out;
+    return 0;
+}
+
+static int lower_reshape(lower_ctx *c, int i) {
+    const edgeq_node *n = &c->g->nodes[i];
+    int32_t shape[EDGEQ_MAX_RANK];
+    shape_of(n, shape);
+    return reshape_to(c, i, in_t(c, n, 0), NULL, n->rank, shape, &c->node_t[i]);
+}
+
+static int lower_global_avg(lower_ctx *c, int i) {
+    const edgeq_node *n = &c->g->nodes[i];
+    const edgeq_node *ni = &c->g->nodes[n->in[0]];
+    if (ni->rank < 3)
+        return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): needs an input of rank 3 or 4",
+                     n->name, n->keras_class);
+    int32_t axes[EDGEQ_MAX_RANK], na = 0;
+    for (int k = 1; k < ni->rank - 1; k++) axes[na++] = k;
+    int32_t ashape[1] = {na};
+    int at = i32_const(c, n->name, "/axes", 1, ashape, axes);
+    if (at < 0) return oom(c);
+    int out = act_tensor(c, i);
+    if (out < 0) return out;
+    edgeq_qop *op = new_op(c, OP_MEAN, 2, i);
+    if (!op) return oom(c);
+    op->n_in = 2;
+    op->in[0] = in_t(c, n, 0);
+    op->in[1] = at;
+    op->n_out = 1;
+    op->out[0] = out;
+    op->o.keep_dims = n->rank == ni->rank;
+    c->node_t[i] = out;
+    return 0;
+}
+
+static int lower_global_max(lower_ctx *c, int i) {
+    const edgeq_node *n = &c->g->nodes[i];
+    const edgeq_node *ni = &c->g->nodes[n->in[0]];
+    int in = in_t(c, n, 0);
+    int32_t s4[4];
+    if (ni->rank == 4) {
+        s4[0] = 1, s4[1] = ni->shape[1], s4[2] = ni->shape[2], s4[3] = ni->shape[3];
+    } else if (ni->rank == 3) {
+        /* [1,T,C] -> [1,T,1,C] so that MAX_POOL_2D can take it */
+        s4[0] = 1, s4[1] = ni->shape[1], s4[2] = 1, s4[3] = ni->shape[2];
+        int rc = reshape_to(c, i, in, "/as_nhwc", 4, s4, &in);
+        if (rc) return rc;
+    } else {
+        return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): needs an input of rank 3 or 4",
+                     n->name, n->keras_class);
+    }
+    int32_t p[4] = {1, 1, 1, s4[3]};
+    int keep4 = n->rank == 4;
+    int out = same_tensor(c, i, keep4 ? NULL : "/pooled", 4, p, in);
+    if (out < 0) return out;
+    edgeq_qop *op = op1(c, OP_MAX_POOL_2D, 2, i, in, out);
+    if (!op) return oom(c);
+    op->o.padding = 1;
+    op->o.filter_h = s4[1];
+    op->o.filter_w = s4[2];
+    if (keep4) {
+        c->node_t[i] = out;
+        return 0;
+    }
+    int32_t shape[EDGEQ_MAX_RANK];
+    shape_of(n, shape);
+    return reshape_to(c, i, out, NULL, n->rank, shape, &c->node_t[i]);
+}
+
+static int lower_pad(lower_ctx *c, int i) {
+    const edgeq_node *n = &c->g->nodes[i];
+    int32_t p[EDGEQ_MAX_RANK * 2];
+    for (int k = 0; k < n->rank; k++) {
+        p[2 * k] = n->pad[k][0];
+        p[2 * k + 1] = n->pad[k][1];
+    }
+    int32_t pshape[2] = {n->rank, 2};
+    int pt = i32_const(c, n->name, "/paddings", 2, pshape, p);
+    if (pt < 0) return oom(c);
+    int in = in_t(c, n, 0);
+    int32_t shape[EDGEQ_MAX_RANK];
+    shape_of(n, shape);
+    int out = same_tensor(c, i, NULL, n->rank, shape, in);
+    if (out < 0) return out;
+    edgeq_qop *op = new_op(c, OP_PAD, 2, i);
+    if (!op) return oom(c);
+    op->n_in = 2;
+    op->in[0] = in;
+    op->in[1] = pt;
+    op->n_out = 1;
+    op->out[0] = out;
+    c->node_t[i] = out;
+    return 0;
+}
+
+/* A constant int8 scalar (shape [1]) holding exactly v: q = ±127 with
+ * scale |v| / 127. */
+static int scalar_const(lower_ctx *c, int i, const char *suffix, float v) {
+    int8_t *d = malloc(1);
+    if (!d) return -1;
+    d[0] = v < 0 ? -127 : 127;
+    int32_t shape[1] = {1};
+    int t = const_tensor(c, c->g->nodes[i].name, suffix, EDGEQ_TT_INT8, 1, shape, d);
+    if (t < 0 || set_q1(&c->m->t[t], fabsf(v) / 127.0f, 0)) return -1;
+    return t;
+}
+
+/* y = x * s + o on tensor `in` (float range [lo, hi] of x) into a tensor
+ * with node i's calibrated parameters: MUL and/or ADD with constants. */
+static int rescale_ops(lower_ctx *c, int i, int in, float lo, float hi, float s, float o,
+                       int *out_t) {
+    const edgeq_node *n = &c->g->nodes[i];
+    if (!isfinite(s) || !isfinite(o) || s == 0.0f)
+        return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): rescaling by %g",
+                     n->name, n->keras_class, (double)s);
+    if (s == 1.0f && o == 0.0f) {
+        *out_t = in;
+        return 0;
+    }
+    int x = in;
+    if (s != 1.0f) {
+        int st = scalar_const(c, i, "/scale", s);
+        if (st < 0) return oom(c);
+        int out;
+        if (o == 0.0f) {
+            out = act_tensor(c, i);
+        } else {
+            float a = lo * s, b = hi * s;
+            int32_t shape[EDGEQ_MAX_RANK];
+            shape_of(n, shape);
+            out = act_tensor_range(c, i, "/scaled", n->rank, shape, a < b ? a : b, a < b ? b : a);
+        }
+        if (out < 0) return out;
+        edgeq_qop *op = new_op(c, OP_MUL, 2, i);
+        if (!op) return oom(c);
+        op->n_in = 2;
+        op->in[0] = x;
+        op->in[1] = st;
+        op->n_out = 1;
+        op->out[0] = out;
+        x = out;
+    }
+    if (o != 0.0f) {
+        int ot = scalar_const(c, i, "/offset", o);
+        if (ot < 0) return oom(c);
+        int out = act_tensor(c, i);
+        if (out < 0) return out;
+        edgeq_qop *op = new_op(c, OP_ADD, 2, i);
+        if (!op) return oom(c);
+        op->n_in = 2;
+        op->in[0] = x;
+        op->in[1] = ot;
+        op->n_out = 1;
+        op->out[0] = out;
+        x = out;
+    }
+    *out_t = x;
+    return 0;
+}
+
+static int lower_rescale(lower_ctx *c, int i) {
+    const edgeq_node *n = &c->g->nodes[i];
+    const edgeq_node *ni = &c->g->nodes[n->in[0]];
+    if (!n->calibrated)
+        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s) has no calibration range", n->name,
+                     n->keras_class);
+    return rescale_ops(c, i, in_t(c, n, 0), ni->range_min, ni->range_max, n->scale, n->offset,
+                       &c->node_t[i]);
+}
+
+static int lower_softmax(lower_ctx *c, int i) {
+    const edgeq_node *n = &c->g->nodes[i];
+    if (n->axis != n->rank - 1 && n->axis != 0)
+        return failf(c, EDGEQ_LOWER_UNSUPPORTED,
+                     "layer '%s' (%s): softmax over axis %d (TFLite's is over the last axis)",
+                     n->name, n->keras_class, n->axis);
+    int out = fixed_tensor(c, i, NULL, 1.0f / 256.0f, -128);
+    if (out < 0) return out;
+    edgeq_qop *op = op1(c, OP_SOFTMAX, 2, i, in_t(c, n, 0), out);
+    if (!op) return oom(c);
+    op->o.beta = 1.0f;
+    c->node_t[i] = out;
+    return 0;
+}
+
+static int lower_activation(lower_ctx *c, int i) {
+    const edgeq_node *n = &c->g->nodes[i];
+    int in = in_t(c, n, 0);
+    int code, version = 2, out;
+    switch (n->act) {
+    case EDGEQ_ACT_LINEAR: c->node_t[i] = in; return 0;
+    case EDGEQ_ACT_RELU: code = OP_RELU; break;
+    case EDGEQ_ACT_RELU6: code = OP_RELU6; break;
+    case EDGEQ_ACT_RELU_N1_TO_1: code = OP_RELU_N1_TO_1; version = 1; break;
+    case EDGEQ_ACT_LEAKY_RELU: code = OP_LEAKY_RELU; break;
+    case EDGEQ_ACT_HARD_SWISH: code = OP_HARD_SWISH; version = 1; break;
+    case EDGEQ_ACT_SIGMOID: code = OP_LOGISTIC; break;
+    case EDGEQ_ACT_TANH: code = OP_TANH; break;
+    case EDGEQ_ACT_SOFTMAX: return lower_softmax(c, i);
+    default:
+        return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): activation '%s'", n->name,
+                     n->keras_class, edgeq_act_name(n->act));
+    }
+    if (code == OP_LOGISTIC)
+        out = fixed_tensor(c, i, NULL, 1.0f / 256.0f, -128);
+    else if (code == OP_TANH)
+        out = fixed_tensor(c, i, NULL, 1.0f / 128.0f, 0);
+    else
+        out = act_tensor(c, i);
+    if (out < 0) return out;
+    edgeq_qop *op = op1(c, code, version, i, in, out);
+    if (!op) return oom(c);
+    op->o.alpha = n->alpha;
+    c->node_t[i] = out;
+    return 0;
+}
+
+/* Which graph input is node i (-1 if none). */
+static int input_slot(const edgeq_graph *g, int i) {
+    for (int k = 0; k < g->n_inputs; k++)
+        if (g->inputs[k] == i) return k;
+    return -1;
+}
+
+static int is_graph_output(const edgeq_graph *g, int i) {
+    for (int k = 0; k < g->n_outputs; k++)
+        if (g->outputs[k] == i) return 1;
+    return 0;
+}
+
+/* Can input i's folded Rescaling (x * s + o) go into its consumers'
+ * weights? Every consumer must be a conv / depthwise / dense reading it as
+ * its only input, and with an offset no consumer may pad (a padded tap is
+ * x = 0, which is y = o, not the 0 Keras pads y with). */
+static int fold_into_consumers(const edgeq_graph *g, int i, float o) {
+    if (is_graph_output(g, i)) return 0;
+    int any = 0;
+    for (int j = i + 1; j < g->n; j++) {
+        const edgeq_node *n = &g->nodes[j];
+        for (int k = 0; k < n->n_in; k++) {
+            if (n->in[k] != i) continue;
+            any = 1;
+            if (k != 0) return 0;
+            if (n->op == EDGEQ_OP_DENSE) continue;
+            if (n->op != EDGEQ_OP_CONV2D && n->op != EDGEQ_OP_DEPTHWISE_CONV2D) return 0;
+            if (n->op == EDGEQ_OP_CONV2D && n->groups != 1) return 0;
+            if (o != 0.0f && n->pad_same && (n->kh > 1 || n->kw > 1)) return 0;
+        }
+    }
+    return any;
+}
+
+static int lower_input(lower_ctx *c, int i) {
+    const edgeq_graph *g = c->g;
+    const edgeq_node *n = &g->nodes[i];
+    int slot = input_slot(g, i);
+    if (slot < 0)
+        return failf(c, EDGEQ_LOWER_FAIL, "input layer '%s' is not among the model's inputs",
+                     n->name);
+    if (!n->calibrated)
+        return failf(c, EDGEQ_LOWER_FAIL, "input '%s' has no calibration range", n->name);
+    float s = 1.0f, o = 0.0f;
+    if (g->input_folded[slot]) {
+        s = g->input_scale_fold[slot];
+        o = g->input_offset_fold[slot];
+        if (!isfinite(s) || !isfinite(o) || s == 0.0f)
+            return failf(c, EDGEQ_LOWER_UNSUPPORTED, "input '%s': rescaling by %g", n->name,
+                         (double)s);
+    }
+    /* The model input holds the raw values: y = x * s + o, so x = (y - o) / s. */
+    float lo = (n->range_min - o) / s, hi = (n->range_max - o) / s;
+    if (lo > hi) {
+        float t = lo;
+        lo = hi;
+        hi = t;
+    }
+    int32_t shape[EDGEQ_MAX_RANK];
+    shape_of(n, shape);
+    int raw = act_tensor_range(c, i, NULL, n->rank, shape, lo, hi);
+    if (raw < 0) return raw;
+    int rt = raw;
+    /* I/O conversion first, so that it is the model's first op. */
+    int model_in = raw;
+    if (c->o->io != EDGEQ_IO_INT8) {
+        edgeq_qtensor *q = &c->m->t[raw];
+        int type = c->o->io == EDGEQ_IO_UINT8 ? EDGEQ_TT_UINT8 : EDGEQ_TT_FLOAT32;
+        model_in = new_tensor(c, n->name, NULL, type, n->rank, shape);
+        if (model_in < 0) return oom(c);
+        q = &c->m->t[raw];
+        if (type == EDGEQ_TT_UINT8 && set_q1(&c->m->t[model_in], q->scale[0], q->zero_point[0] + 128))
+            return oom(c);
+        c->m->t[model_in].node = i;
+        char *nm = malloc(strlen(q->name) + 6);
+        if (!nm) return oom(c);
+        sprintf(nm, "%s_int8", q->name);
+        free(q->name);
+        q->name = nm;
+        if (!op1(c, OP_QUANTIZE, type == EDGEQ_TT_UINT8 ? 2 : 1, -1, model_in, raw)) return oom(c);
+    }
+    c->m->inputs[slot] = model_in;
+    if (g->input_folded[slot] && !(s == 1.0f && o == 0.0f)) {
+        if (fold_into_consumers(g, i, o)) {
+            for (int j = i + 1; j < g->n; j++)
+                for (int k = 0; k < g->nodes[j].n_in; k++)
+                    if (g->nodes[j].in[k] == i) {
+                        c->fold_s[j] = s;
+                        c->fold_o[j] = o;
+                    }
+        } else {
+            int rc = rescale_ops(c, i, raw, lo, hi, s, o, &rt);
+            if (rc) return rc;
+        }
+    }
+    c->node_t[i] = rt;
+    return 0;
+}
+
+static int lower_outputs(lower_ctx *c) {
+    const edgeq_graph *g = c->g;
+    for (int k = 0; k < g->n_outputs; k++) {
+        int i = g->outputs[k];
+        int t = c->node_t[i];
+        snprintf(c->m->io_names_out[k], EDGEQ_NAME_LEN, "%s", g->nodes[i].name);
+        if (c->o->io == EDGEQ_IO_INT8) {
+            c->m->outputs[k] = t;
+            continue;
+        }
+        edgeq_qtensor *q = &c->m->t[t];
+        int type = c->o->io == EDGEQ_IO_UINT8 ? EDGEQ_TT_UINT8 : EDGEQ_TT_FLOAT32;
+        int32_t shape[EDGEQ_QT_MAX_RANK];
+        memcpy(shape, q->shape, sizeof shape);
+        int ot = new_tensor(c, g->nodes[i].name, NULL, type, q->rank, shape);
+        if (ot < 0) return oom(c);
+        q = &c->m->t[t];
+        if (type == EDGEQ_TT_UINT8 && set_q1(&c->m->t[ot], q->scale[0], q->zero_point[0] + 128))
+            return oom(c);
+        c->m->t[ot].node = i;
+        if (strcmp(q->name, g->nodes[i].name) == 0) {
+            char *nm = malloc(strlen(q->name) + 6);
+            if (!nm) return oom(c);
+            sprintf(nm, "%s_int8", q->name);
+            free(q->name);
+            q->name = nm;
+        }
+        if (!op1(c, type == EDGEQ_TT_UINT8 ? OP_QUANTIZE : OP_DEQUANTIZE, 2, -1, t, ot))
+            return oom(c);
+        c->m->outputs[k] = ot;
+    }
+    c->m->n_outputs = g->n_outputs;
+    return 0;
+}
+
+int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel *m, char *err,
+                size_t err_len) {
+    lower_ctx c = {g, opts, m, err, err_len, NULL, NULL, NULL, NULL};
+    memset(m, 0, sizeof *m);
+    if (err && err_len) err[0] = 0;
+    if (opts->dtype == EDGEQ_DTYPE_BF16)
+        return failf(&c, EDGEQ_LOWER_UNSUPPORTED, "--dtype bf16 is not built yet");
+    if (g->n <= 0 || g->n_inputs <= 0 || g->n_outputs <= 0 || g->n_inputs > 8 || g->n_outputs > 8)
+        return failf(&c, EDGEQ_LOWER_FAIL, "the model has no layers, inputs or outputs");
+    int rc = 0;
+    size_t nn = (size_t)g->n;
+    c.node_t = malloc(nn * sizeof *c.node_t);
+    c.n_users = calloc(nn, sizeof *c.n_users);
+    c.fold_s = malloc(nn * sizeof *c.fold_s);
+    c.fold_o = calloc(nn, sizeof *c.fold_o);
+    if (!c.node_t || !c.n_users || !c.fold_s || !c.fold_o) {
+        rc = oom(&c);
+        goto done;
+    }
+    for (int i = 0; i < g->n; i++) {
+        c.node_t[i] = -1;
+        c.fold_s[i] = 1.0f;
+        const edgeq_node *n = &g->nodes[i];
+        for (int k = 0; k < n->n_in; k++) {
+            int p = n->in[k], dup = 0;
+            if (p < 0 || p >= i) {
+                rc = failf(&c, EDGEQ_LOWER_FAIL, "layer '%s': input %d is not an earlier layer",
+                           n->name, k);
+                goto done;
+            }
+            for (int q = 0; q < k; q++) dup |= n->in[q] == p;
+            if (!dup) c.n_users[p]++;
+        }
+    }
+    for (int k = 0; k < g->n_outputs; k++) {
+        if (g->outputs[k] < 0 || g->outputs[k] >= g->n) {
+            rc = failf(&c, EDGEQ_LOWER_FAIL, "output %d is not a layer", k);
+            goto done;
+        }
+        c.n_users[g->outputs[k]]++;
+    }
+    m->n_inputs = g->n_inputs;
+    for (int k = 0; k < g->n_inputs; k++) {
+        m->inputs[k] = -1;
+        if (g->inputs[k] >= 0 && g->inputs[k] < g->n)
+            snprintf(m->io_names_in[k], EDGEQ_NAME_LEN, "%s", g->nodes[g->inputs[k]].name);
+    }
+
+    for (int i = 0; i < g->n && rc == 0; i++) {
+        const edgeq_node *n = &g->nodes[i];
+        for (int k = 0; k < n->n_in; k++)
+            if (c.node_t[n->in[k]] < 0) {
+                rc = failf(&c, EDGEQ_LOWER_FAIL, "layer '%s': input '%s' was not lowered", n->name,
+                           g->nodes[n->in[k]].name);
+                goto done;
+            }
+        if (n->op != EDGEQ_OP_INPUT && n->n_in < 1) {
+            rc = failf(&c, EDGEQ_LOWER_FAIL, "layer '%s' (%s) has no input", n->name,
+                       n->keras_class);
+            goto done;
+        }
+        switch (n->op) {
+        case EDGEQ_OP_INPUT: rc = lower_input(&c, i); break;
+        case EDGEQ_OP_CONV2D: rc = lower_conv(&c, i); break;
+        case EDGEQ_OP_DEPTHWISE_CONV2D: rc = lower_depthwise(&c, i); break;
+        case EDGEQ_OP_DENSE: rc = lower_dense(&c, i); break;
+        case EDGEQ_OP_ADD:
+        case EDGEQ_OP_SUBTRACT:
+        case EDGEQ_OP_MULTIPLY: rc = lower_elementwise(&c, i); break;
+        case EDGEQ_OP_CONCAT: rc = lower_concat(&c, i); break;
+        case EDGEQ_OP_MAXPOOL:
+        case EDGEQ_OP_AVGPOOL: rc = lower_pool(&c, i); break;
+        case EDGEQ_OP_GLOBAL_AVGPOOL: rc = lower_global_avg(&c, i); break;
+        case EDGEQ_OP_GLOBAL_MAXPOOL: rc = lower_global_max(&c, i); break;
+        case EDGEQ_OP_RESHAPE: rc = lower_reshape(&c, i); break;
+        case EDGEQ_OP_PAD: rc = lower_pad(&c, i); break;
+        case EDGEQ_OP_RESCALE: rc = lower_rescale(&c, i); break;
+        case EDGEQ_OP_SOFTMAX: rc = lower_softmax(&c, i); break;
+        case EDGEQ_OP_ACTIVATION: rc = lower_activation(&c, i); break;
+        case EDGEQ_OP_IDENTITY: c.node_t[i] = c.node_t[n->in[0]]; break;
+        default:
+            rc = failf(&c, EDGEQ_LOWER_UNSUPPORTED,
+                       "layer '%s' (%s): %s has no int8 lowering (the passes should have removed it)",
+                       n->name, n->keras_class, edgeq_op_name(n->op));
+        }
+        if (rc > 0) rc = EDGEQ_LOWER_FAIL; /* a tensor index leaked through */
+    }
+    if (rc == 0) rc = lower_outputs(&c);
+    if (rc == 0)
+        for (int k = 0; k < g->n_inputs; k++)
+            if (m->inputs[k] < 0) rc = failf(&c, EDGEQ_LOWER_FAIL, "input %d was not lowered", k);
+done:
+    free(c.node_t);
+    free(c.n_users);
+    free(c.fold_s);
+    free(c.fold_o);
+    return rc;
+}
+
+void edgeq_qmodel_free(edgeq_qmodel *m) {
+    for (int i = 0; i < m->n_t; i++) {
+        free(m->t[i].name);
+        free(m->t[i].scale);
+        free(m->t[i].zero_point);
+        free(m->t[i].data);
+    }
+    free(m->t);
+    free(m->ops);
+    memset(m, 0, sizeof *m);
+}
+
+size_t edgeq_qop_param_bytes(const edgeq_qmodel *m, int i) {
+    size_t b = 0;
+    const edgeq_qop *op = &m->ops[i];
+    for (int k = 0; k < op->n_in; k++)
+        if (op->in[k] >= 0 && m->t[op->in[k]].data) b += m->t[op->in[k]].bytes;
+    return b;
+}
