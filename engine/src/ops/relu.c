@@ -1,5 +1,5 @@
 /*
- * relu.c — RELU (BuiltinOperator 19).
+ * relu.c — RELU (BuiltinOperator 19), and the shared body of RELU6 (relu6.c).
  *
  * As activations.cc ReluPrepare / ReluEval (the same registration under the
  * reference resolver): quantized types are requantized from the input to
@@ -9,16 +9,17 @@
  * (symmetric, zero points 0) and float32.
  */
 #include "../quant.h"
-#include "ops.h"
+#include "relu.h"
 
 typedef struct relu_params {
     int32_t type;
     int32_t in_zp, out_zp;
     int32_t mult, shift;
     int32_t act_min, act_max;
+    int32_t capped_at_6; /* RELU6 */
 } relu_params;
 
-static edge_status prepare(edge_op_ctx *c) {
+edge_status edge_relu_prepare(edge_op_ctx *c, int capped_at_6) {
     edge_op_rt *op = c->op;
     if (op->n_in != 1 || op->n_out != 1)
         return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u",
@@ -38,6 +39,7 @@ static edge_status prepare(edge_op_ctx *c) {
     relu_params p;
     edge_memset(&p, 0, sizeof p);
     p.type = (int32_t)t;
+    p.capped_at_6 = capped_at_6;
     if (t != EDGE_FLOAT32) {
         if (in->q_count < 1 || out->q_count < 1)
             return edge_op_fail(c, EDGE_ERR_MODEL, "%s input and output must be quantized",
@@ -57,10 +59,14 @@ static edge_status prepare(edge_op_ctx *c) {
         p.shift = shift;
         const int32_t qmin = t == EDGE_INT8 ? -128 : (t == EDGE_UINT8 ? 0 : -32768);
         const int32_t qmax = t == EDGE_INT8 ? 127 : (t == EDGE_UINT8 ? 255 : 32767);
-        /* zp + round(0 / scale), as QuantizedReluX writes it. */
+        /* zp + round(bound / scale), as QuantizedReluX writes it. */
         const int32_t lo = p.out_zp + (int32_t)edge_roundf(0.0f / out_s);
         p.act_min = lo > qmin ? lo : qmin;
         p.act_max = qmax;
+        if (capped_at_6) {
+            const int32_t hi = p.out_zp + (int32_t)edge_roundf(6.0f / out_s);
+            p.act_max = hi < qmax ? hi : qmax;
+        }
     }
     if (!c->params) {
         op->params_bytes = (uint32_t)sizeof(relu_params);
@@ -79,7 +85,7 @@ static int32_t requant(const relu_params *p, int32_t x) {
     return edge_clamp_i32(v, p->act_min, p->act_max);
 }
 
-static edge_status eval(edge_op_ctx *c) {
+edge_status edge_relu_eval(edge_op_ctx *c) {
     const relu_params *p = (const relu_params *)c->params;
     const edge_tensor *in = &edge_in(c, 0)->t;
     const size_t n = (size_t)edge_numel(in);
@@ -88,9 +94,17 @@ static edge_status eval(edge_op_ctx *c) {
     case EDGE_FLOAT32: {
         const float *x = (const float *)in->data;
         float *y = (float *)out;
-        /* The oracle build runs float RELU through XNNPACK's clamp:
-         * max(0, x) that keeps -0 and NaN. */
-        for (size_t i = 0; i < n; i++) y[i] = x[i] < 0.0f ? 0.0f : x[i];
+        /* The oracle build runs float RELU/RELU6 through XNNPACK's clamp,
+         * which keeps -0 and NaN (activations.cc's own loop would make
+         * them +0). */
+        if (p->capped_at_6) {
+            for (size_t i = 0; i < n; i++) {
+                const float v = x[i] < 0.0f ? 0.0f : x[i];
+                y[i] = 6.0f < v ? 6.0f : v;
+            }
+        } else {
+            for (size_t i = 0; i < n; i++) y[i] = x[i] < 0.0f ? 0.0f : x[i];
+        }
         break;
     }
     case EDGE_INT8: {
@@ -115,4 +129,6 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_relu = {19, "RELU", prepare, eval, 0};
+static edge_status prepare(edge_op_ctx *c) { return edge_relu_prepare(c, 0); }
+
+const edge_op_impl edge_op_relu = {19, "RELU", prepare, edge_relu_eval, 0};
