@@ -1,106 +1,14 @@
 /*
  * max_pool_2d.c — MAX_POOL_2D (BuiltinOperator 17).
  *
- * int8, uint8, int16 and float32 NHWC, SAME/VALID padding, any stride and
- * filter, fused RELU / RELU_N1_TO_1 / RELU6, as TFLite's reference
- * MaxPool (see kernels/pool.h). Quantized values are
- * not rescaled: TFLite expects the output to share the input's scale and
- * zero point and, like it, the engine takes the output's only for the
- * activation clamp.
+ * As TFLite's reference MaxPool; the shared prepare is in pool_2d.c.
  */
-#include "../kernels/conv_common.h"
-#include "../kernels/pool.h"
-#include "../quant.h"
-#include "ops.h"
+#include "pool_2d.h"
 
-enum { POOL_OPTIONS_TYPE = 5 };
-enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_FILTER_W = 3, OPT_FILTER_H = 4,
-       OPT_ACTIVATION = 5 };
-
-typedef struct max_pool_params {
-    edge_pool_params pp;
-    int32_t type;
-} max_pool_params;
-
-static edge_status prepare(edge_op_ctx *c) {
-    edge_op_rt *op = c->op;
-    if (op->n_in != 1 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u", op->n_in,
-                            op->n_out);
-    edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
-    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
-    if (op->options_type != POOL_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not Pool2DOptions (type %u)",
-                            (unsigned)op->options_type);
-    const edge_type t = in->t.type;
-    if (out->t.type != t)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "input %s with output %s (must be one type)",
-                            edge_type_name(t), edge_type_name(out->t.type));
-    if (t != EDGE_INT8 && t != EDGE_UINT8 && t != EDGE_INT16 && t != EDGE_FLOAT32)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (int8, uint8, int16, float32)",
-                            edge_type_name(t));
-    if (in->t.rank != 4 || out->t.rank != 4)
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "input and output must be 4-D NHWC (are %d-D, %d-D)",
-                            in->t.rank, out->t.rank);
-
-    max_pool_params p;
-    edge_memset(&p, 0, sizeof p);
-    edge_pool_params *pp = &p.pp;
-    const int padding = edge_opt_u8(c, OPT_PADDING, 0);
-    pp->stride_w = edge_opt_i32(c, OPT_STRIDE_W, 0);
-    pp->stride_h = edge_opt_i32(c, OPT_STRIDE_H, 0);
-    pp->filter_w = edge_opt_i32(c, OPT_FILTER_W, 0);
-    pp->filter_h = edge_opt_i32(c, OPT_FILTER_H, 0);
-    const int act = edge_opt_u8(c, OPT_ACTIVATION, 0);
-    if (padding != EDGE_PADDING_SAME && padding != EDGE_PADDING_VALID)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "unknown padding %d", padding);
-    if (pp->stride_w <= 0 || pp->stride_h <= 0 || pp->filter_w <= 0 || pp->filter_h <= 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "stride %dx%d and filter %dx%d must be positive",
-                            pp->stride_h, pp->stride_w, pp->filter_h, pp->filter_w);
-
-    pp->batches = in->t.dims[0];
-    pp->in_h = in->t.dims[1];
-    pp->in_w = in->t.dims[2];
-    pp->depth = in->t.dims[3];
-    const int64_t out_h = edge_conv_out_size(padding, pp->in_h, pp->filter_h, pp->stride_h, 1);
-    const int64_t out_w = edge_conv_out_size(padding, pp->in_w, pp->filter_w, pp->stride_w, 1);
-    if (out->t.dims[0] != pp->batches || out->t.dims[1] != out_h || out->t.dims[2] != out_w ||
-        out->t.dims[3] != pp->depth)
-        return edge_op_fail(c, EDGE_ERR_SHAPE,
-                            "output is [%d,%d,%d,%d], the window gives [%d,%ld,%ld,%d]", out->t.dims[0],
-                            out->t.dims[1], out->t.dims[2], out->t.dims[3], pp->batches, (long)out_h,
-                            (long)out_w, pp->depth);
-    pp->out_h = (int32_t)out_h;
-    pp->out_w = (int32_t)out_w;
-    pp->pad_h = (int32_t)edge_conv_padding(pp->in_h, pp->filter_h, pp->stride_h, 1, out_h);
-    pp->pad_w = (int32_t)edge_conv_padding(pp->in_w, pp->filter_w, pp->stride_w, 1, out_w);
-
-    if (t == EDGE_FLOAT32) {
-        if (!edge_act_range_f(act, &pp->f_min, &pp->f_max))
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "fused activation %d", act);
-    } else {
-        if (out->q_count < 1)
-            return edge_op_fail(c, EDGE_ERR_MODEL, "%s output must be quantized", edge_type_name(t));
-        const int32_t qmin = t == EDGE_INT8 ? -128 : (t == EDGE_UINT8 ? 0 : -32768);
-        const int32_t qmax = t == EDGE_INT8 ? 127 : (t == EDGE_UINT8 ? 255 : 32767);
-        if (!edge_act_range_q(act, edge_q_scale(out, 0), edge_q_zero(out, 0), qmin, qmax, &pp->act_min,
-                              &pp->act_max))
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "fused activation %d", act);
-    }
-    p.type = (int32_t)t;
-
-    if (!c->params) {
-        op->params_bytes = (uint32_t)sizeof(max_pool_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
-        return EDGE_OK;
-    }
-    *(max_pool_params *)c->params = p;
-    return EDGE_OK;
-}
+static edge_status prepare(edge_op_ctx *c) { return edge_pool2d_prepare(c, 0); }
 
 static edge_status eval(edge_op_ctx *c) {
-    const max_pool_params *p = (const max_pool_params *)c->params;
+    const pool2d_params *p = (const pool2d_params *)c->params;
     const void *in = edge_in(c, 0)->t.data;
     void *out = edge_out(c, 0)->t.data;
     switch (p->type) {
