@@ -79,3 +79,4 @@ format:
 
 include boards/boards.mk
 include bench/bench.mk
+include models/models.mk
