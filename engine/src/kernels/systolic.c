@@ -8,6 +8,7 @@
 #include "systolic.h"
 
 #include "../quant.h"
+#include "requant.h"
 
 /* Inner products are taken in fixed blocks of DOT_BLOCK so that compilers
  * vectorise them even at -O2 (no epilogue is needed inside a block), and so
@@ -95,15 +96,9 @@ static int32_t double_to_i32(double x) {
     return (int32_t)r;
 }
 
-static inline int32_t requant(const systolic_params *p, uint32_t acc, int32_t ch) {
-    int32_t i = p->per_channel ? ch : 0;
-    int32_t v;
-    if (p->requant == SYSTOLIC_REQUANT_DOUBLE)
-        v = double_to_i32((double)(int32_t)acc * p->scale[i]);
-    else
-        v = edge_mbqm((int32_t)acc, p->multiplier[i], p->shift[i]);
-    v = (int32_t)((uint32_t)v + (uint32_t)p->output_offset);
-    return edge_clamp_i32(v, p->act_min, p->act_max);
+/* The double-scale requantization (LiteRT's reference FULLY_CONNECTED). */
+static inline int32_t requant_double(uint32_t acc, double scale) {
+    return double_to_i32((double)(int32_t)acc * scale);
 }
 
 void systolic_fold_bias(const systolic_params *p, const int32_t *bias, int32_t *eff_bias) {
@@ -133,8 +128,12 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
                    int32_t out_stride) {
     uint32_t acc[EDGE_SYSTOLIC_COLS];
     uint32_t rterm[EDGE_SYSTOLIC_ROWS];
+    uint32_t eb[EDGE_SYSTOLIC_COLS];
+    edge_rq rq[EDGE_SYSTOLIC_COLS];
+    double scale[EDGE_SYSTOLIC_COLS];
     uint8_t *o = (uint8_t *)out;
     const int32_t k = p->k, n = p->n;
+    const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
     for (int32_t r0 = 0; r0 < m; r0 += EDGE_SYSTOLIC_ROWS) {
         int32_t mr = m - r0 < EDGE_SYSTOLIC_ROWS ? m - r0 : EDGE_SYSTOLIC_ROWS;
         /* The fo * sum(A) row term: zero for symmetric (int8) weights. */
@@ -148,6 +147,13 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
         }
         for (int32_t c0 = 0; c0 < n; c0 += EDGE_SYSTOLIC_COLS) {
             int32_t nc = n - c0 < EDGE_SYSTOLIC_COLS ? n - c0 : EDGE_SYSTOLIC_COLS;
+            /* The tile column's bias and requantization constants, hoisted. */
+            for (int32_t c = 0; c < nc; c++) {
+                const int32_t i = p->per_channel ? c0 + c : 0;
+                eb[c] = p->bias ? (uint32_t)p->bias[c0 + c] : 0u;
+                if (p->requant == SYSTOLIC_REQUANT_DOUBLE) scale[c] = p->scale[i];
+                else rq[c] = edge_rq_make(p->multiplier[i], p->shift[i]);
+            }
             for (int32_t r = 0; r < mr; r++) {
                 if (p->is_unsigned)
                     tile_dot_u8((const uint8_t *)rows[r0 + r],
@@ -156,11 +162,21 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
                     TILE_DOT_S8((const int8_t *)rows[r0 + r],
                                 (const int8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);
                 uint8_t *dst = o + (int64_t)(r0 + r) * out_stride + c0;
-                for (int32_t c = 0; c < nc; c++) {
-                    uint32_t a = acc[c] + rterm[r];
-                    if (p->bias) a += (uint32_t)p->bias[c0 + c];
-                    /* int8 and uint8 results share their low byte. */
-                    dst[c] = (uint8_t)((uint32_t)requant(p, a, c0 + c) & 0xffu);
+                const uint32_t rt = rterm[r];
+                /* int8 and uint8 results share their low byte. */
+                if (p->requant == SYSTOLIC_REQUANT_DOUBLE) {
+                    for (int32_t c = 0; c < nc; c++) {
+                        int32_t v = requant_double(acc[c] + rt + eb[c], scale[c]);
+                        v = (int32_t)((uint32_t)v + (uint32_t)oo);
+                        dst[c] = (uint8_t)((uint32_t)edge_clamp_i32(v, lo, hi) & 0xffu);
+                    }
+                } else {
+                    for (int32_t c = 0; c < nc; c++) {
+                        int32_t v = edge_rq_apply(acc[c] + rt + eb[c], rq[c].mult, rq[c].left,
+                                                  rq[c].right, rq[c].round, rq[c].neg);
+                        v = (int32_t)((uint32_t)v + (uint32_t)oo);
+                        dst[c] = (uint8_t)((uint32_t)edge_clamp_i32(v, lo, hi) & 0xffu);
+                    }
                 }
             }
         }
