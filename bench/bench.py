@@ -552,8 +552,9 @@ def main():
         mine = own_macs(path)
         mism = [i for i, v in mine.items() if v and v != eng_macs[i]]
         macs = sum(eng_macs)
-        macs_check = "ok" if not mism and sum(mine.values()) == macs else \
-            f"differs at ops {mism[:5]} (own {sum(mine.values())})"
+        # Only conv/depthwise/FC are counted independently (pools' adds are
+        # the engine's alone).
+        macs_check = "ok" if not mism else f"differs at ops {mism[:5]}"
 
         # TFLM: exact minimum arena, then time with that arena.
         data = open(path, "rb").read()
