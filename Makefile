@@ -80,3 +80,4 @@ format:
 include boards/boards.mk
 include bench/bench.mk
 include models/models.mk
+include fuzz/fuzz.mk

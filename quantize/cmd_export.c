@@ -16,6 +16,7 @@
  * Any file can be exported (sample inputs, label lists), so only --arena
  * looks inside it.
  */
+#include <errno.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,7 +214,7 @@ int edgeq_cmd_export(int argc, char **argv) {
         }
         if (write_c(af.fp, path, name, section, data, len, arena) != 0) {
             edgeq_atomic_abort(&af);
-            edgeq_error("%s: write failed", out);
+            edgeq_error("%s: write failed: %s", out, strerror(errno));
             goto done;
         }
         if (edgeq_atomic_commit(&af, err, sizeof err) != 0) {

@@ -9,6 +9,7 @@
  * and the report (report.h) -> the output written to a temporary file and
  * renamed only when complete, so a failed run leaves nothing behind.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,7 +318,7 @@ int edgeq_cmd_quantize(int argc, char **argv) {
         goto done;
     }
     if (fwrite(bytes, 1, nbytes, af.fp) != nbytes) {
-        edgeq_error("%s: write failed", o.out);
+        edgeq_error("%s: write failed: %s", o.out, strerror(errno));
         goto done;
     }
     rep.model_path = o.model;

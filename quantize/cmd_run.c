@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #endif
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,7 +417,7 @@ static int stage_output(edge_model *m, uint32_t i, const char *path, edgeq_atomi
     }
     if ((hdr_len && fwrite(hdr, 1, hdr_len, af->fp) != hdr_len) ||
         (out.bytes && fwrite(out.data, 1, out.bytes, af->fp) != out.bytes)) {
-        edgeq_error("output %u: %s: write failed", i, path);
+        edgeq_error("output %u: %s: write failed: %s", i, path, strerror(errno));
         edgeq_atomic_abort(af);
         return -1;
     }

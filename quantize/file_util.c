@@ -8,6 +8,7 @@
 #include "file_util.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,60 @@ static void atomic_release(edgeq_atomic_file *f) {
     f->fp = NULL;
 }
 
+/* ---- interrupted runs ----
+ * A temporary output must not outlive the process: SIGINT, SIGTERM and
+ * SIGHUP (when nobody else handles them) unlink every temporary file still
+ * open, then die of the signal as before (exit status 128 + signal). The
+ * names live in a fixed table the handler can read without locks; signals
+ * are blocked while an entry and its file change together. */
+#define LIVE_MAX 16
+static char *volatile live_tmp[LIVE_MAX];
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_fatal_signal(int sig) {
+    for (int i = 0; i < LIVE_MAX; i++) {
+        char *p = live_tmp[i];
+        if (p) unlink(p); /* async-signal-safe */
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void block_signals(sigset_t *old) {
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++)
+        sigaddset(&set, cleanup_signals[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void install_cleanup(void) {
+    static int installed;
+    if (installed) return;
+    installed = 1;
+    for (size_t i = 0; i < sizeof cleanup_signals / sizeof cleanup_signals[0]; i++) {
+        struct sigaction old, sa;
+        if (sigaction(cleanup_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_fatal_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(cleanup_signals[i], &sa, NULL);
+    }
+}
+
+static void live_add(char *tmp) {
+    for (int i = 0; i < LIVE_MAX; i++)
+        if (!live_tmp[i]) {
+            live_tmp[i] = tmp;
+            return;
+        }
+}
+
+static void live_remove(const char *tmp) {
+    for (int i = 0; i < LIVE_MAX; i++)
+        if (live_tmp[i] == tmp) live_tmp[i] = NULL;
+}
+
 int edgeq_atomic_open(edgeq_atomic_file *f, const char *path, char *err, size_t err_len) {
     f->fp = NULL;
     f->path = NULL;
@@ -153,8 +208,24 @@ int edgeq_atomic_open(edgeq_atomic_file *f, const char *path, char *err, size_t 
     size_t n = strlen(path);
     if (path[n - 1] == '/') return fail(err, err_len, "%s: is a directory name, not a file", path);
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode))
         return fail(err, err_len, "%s: is a directory, not a file", path);
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* A device, FIFO or socket (/dev/null, /dev/full, a pipe): write to
+         * it directly. Renaming a temporary file over it would replace the
+         * device node with a regular file (as root) instead of writing to
+         * it, and all-or-nothing means nothing for a stream anyway. */
+        f->fp = fopen(path, "wb");
+        if (!f->fp) return fail(err, err_len, "%s: cannot open for writing: %s", path, strerror(errno));
+        f->path = dup_str(path);
+        if (!f->path) {
+            fclose(f->fp);
+            f->fp = NULL;
+            return fail(err, err_len, "%s: out of memory", path);
+        }
+        return 0;
+    }
 
     /* "<dir>/.<base>.tmp-XXXXXX": hidden, and in the same directory so the
      * final rename cannot cross file systems. */
@@ -169,7 +240,12 @@ int edgeq_atomic_open(edgeq_atomic_file *f, const char *path, char *err, size_t 
         return fail(err, err_len, "%s: out of memory", path);
     }
     snprintf(f->tmp, tmp_len, "%.*s.%s.tmp-XXXXXX", (int)dir_len, path, base);
+    install_cleanup();
+    sigset_t oldmask;
+    block_signals(&oldmask);
     int fd = mkstemp(f->tmp);
+    if (fd >= 0) live_add(f->tmp);
+    sigprocmask(SIG_SETMASK, &oldmask, NULL);
     if (fd < 0) {
         int e = errno;
         atomic_release(f);
@@ -183,7 +259,10 @@ int edgeq_atomic_open(edgeq_atomic_file *f, const char *path, char *err, size_t 
     if (!f->fp) {
         int e = errno;
         close(fd);
+        block_signals(&oldmask);
         unlink(f->tmp);
+        live_remove(f->tmp);
+        sigprocmask(SIG_SETMASK, &oldmask, NULL);
         atomic_release(f);
         return fail(err, err_len, "%s: cannot open for writing: %s", path, strerror(e));
     }
@@ -202,12 +281,19 @@ int edgeq_atomic_commit(edgeq_atomic_file *f, char *err, size_t err_len) {
         bad = 1, e = errno; /* EINVAL: a special file that cannot sync */
     if (fclose(f->fp) != 0 && !bad) bad = 1, e = errno;
     f->fp = NULL;
-    if (!bad && rename(f->tmp, f->path) != 0) bad = 1, e = errno;
-    int rc = 0;
-    if (bad) {
-        unlink(f->tmp);
-        rc = fail(err, err_len, "%s: write failed: %s", f->path, strerror(e));
+    if (!f->tmp) { /* written in place (not a regular file) */
+        int rc = bad ? fail(err, err_len, "%s: write failed: %s", f->path, strerror(e)) : 0;
+        atomic_release(f);
+        return rc;
     }
+    sigset_t oldmask;
+    block_signals(&oldmask);
+    if (!bad && rename(f->tmp, f->path) != 0) bad = 1, e = errno;
+    if (bad) unlink(f->tmp);
+    live_remove(f->tmp);
+    sigprocmask(SIG_SETMASK, &oldmask, NULL);
+    int rc = 0;
+    if (bad) rc = fail(err, err_len, "%s: write failed: %s", f->path, strerror(e));
     atomic_release(f);
     return rc;
 }
@@ -217,7 +303,13 @@ void edgeq_atomic_abort(edgeq_atomic_file *f) {
         fclose(f->fp);
         f->fp = NULL;
     }
-    if (f->tmp) unlink(f->tmp);
+    if (f->tmp) {
+        sigset_t oldmask;
+        block_signals(&oldmask);
+        unlink(f->tmp);
+        live_remove(f->tmp);
+        sigprocmask(SIG_SETMASK, &oldmask, NULL);
+    }
     atomic_release(f);
 }
 

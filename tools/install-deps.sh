@@ -10,7 +10,7 @@ SUDO=""
 APT_PACKAGES=(
   build-essential clang libclang-rt-14-dev
   libcmocka-dev libhdf5-dev libcjson-dev libzip-dev pkg-config
-  flatbuffers-compiler libflatbuffers-dev
+  flatbuffers-compiler libflatbuffers-dev valgrind
   python3 python3-pip
   gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-arm-none-eabi libnewlib-arm-none-eabi
   qemu-user qemu-system-arm cpio

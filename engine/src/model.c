@@ -85,6 +85,27 @@ static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32
                                  "tensor %u '%s': %u per-channel scales do not match dimension %d", i,
                                  r->t.name, sc.count, r->q_dim);
         }
+        /* A zero point outside its type's range is meaningless and would
+         * overflow the kernels' offset arithmetic (found by fuzzing). */
+        int64_t zlo = -0x80000000ll, zhi = 0x7fffffffll;
+        if (r->t.type == EDGE_INT8) zlo = -128, zhi = 127;
+        else if (r->t.type == EDGE_UINT8) zlo = 0, zhi = 255;
+        else if (r->t.type == EDGE_INT16) zlo = -32768, zhi = 32767;
+        for (uint32_t k = 0; k < zp.count; k++) {
+            int64_t z = fb_i64_at(r->q_zero, k);
+            if (z < zlo || z > zhi)
+                return edge_fail(m, EDGE_ERR_MODEL, "tensor %u '%s': zero point %ld is outside the %s range",
+                                 i, r->t.name, (long)z, edge_type_name(r->t.type));
+        }
+        /* NaN, infinite or negative scales make the prepare-time double
+         * math meaningless (and its float-to-int conversions undefined). */
+        for (uint32_t k = 0; k < sc.count; k++) {
+            float f = fb_f32_at(r->q_scale, k);
+            if (!(f >= 0.0f && f <= 3.402823466e38f))
+                return edge_fail(m, EDGE_ERR_MODEL,
+                                 "tensor %u '%s': quantization scale %u is not a finite non-negative number",
+                                 i, r->t.name, k);
+        }
         if (sc.count) {
             r->t.scale = fb_f32_at(r->q_scale, 0);
             r->t.zero_point = r->q_zero ? (int32_t)fb_i64_at(r->q_zero, 0) : 0;
@@ -162,26 +183,46 @@ static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i
     return EDGE_OK;
 }
 
-/* Each tensor has at most one producer, and no op overwrites a graph input. */
-static edge_status check_producers(edge_model *m) {
+/* Each tensor has at most one producer, and no op overwrites a graph input.
+ * Every activation an op reads is a graph input, a variable, or the output
+ * of an earlier op: anything else would be read before anything wrote it
+ * (uninitialised arena bytes; found by valgrind on fuzzed models).
+ * Linear in the operands: each tensor's `offset` (unplanned, -1, until the
+ * planner runs) holds its writer meanwhile: -2 for a graph input, else the
+ * op index; it is reset before returning. */
+static edge_status check_producers_marked(edge_model *m) {
+    for (uint32_t g = 0; g < m->n_inputs; g++) m->tensors[fb_i32_at(m->inputs, g)].offset = -2;
     for (uint32_t i = 0; i < m->n_ops; i++) {
         const edge_op_rt *op = &m->ops[i];
+        for (uint32_t k = 0; k < op->n_in; k++) {
+            int32_t t = op->io[k];
+            if (t < 0) continue;
+            const edge_tensor_rt *r = &m->tensors[t];
+            if (!r->is_const && !r->is_variable && r->offset == -1)
+                return edge_fail(m, EDGE_ERR_MODEL,
+                                 "op %u reads tensor %d '%s', which is neither a graph input, a "
+                                 "constant nor the output of an earlier op",
+                                 i, t, tensor_name(m, t));
+        }
         for (uint32_t k = op->n_in; k < op->n_in + op->n_out; k++) {
             int32_t t = op->io[k];
-            for (uint32_t g = 0; g < m->n_inputs; g++)
-                if (fb_i32_at(m->inputs, g) == t)
-                    return edge_fail(m, EDGE_ERR_MODEL, "op %u writes graph input tensor %d '%s'", i, t,
-                                     tensor_name(m, t));
-            for (uint32_t j = 0; j < i; j++) {
-                const edge_op_rt *p = &m->ops[j];
-                for (uint32_t q = p->n_in; q < p->n_in + p->n_out; q++)
-                    if (p->io[q] == t)
-                        return edge_fail(m, EDGE_ERR_MODEL, "tensor %d '%s' is written by op %u and op %u",
-                                         t, tensor_name(m, t), j, i);
-            }
+            edge_tensor_rt *r = &m->tensors[t];
+            if (r->offset == -2)
+                return edge_fail(m, EDGE_ERR_MODEL, "op %u writes graph input tensor %d '%s'", i, t,
+                                 tensor_name(m, t));
+            if (r->offset >= 0)
+                return edge_fail(m, EDGE_ERR_MODEL, "tensor %d '%s' is written by op %u and op %u", t,
+                                 tensor_name(m, t), (uint32_t)r->offset, i);
+            r->offset = (int64_t)i;
         }
     }
     return EDGE_OK;
+}
+
+static edge_status check_producers(edge_model *m) {
+    edge_status st = check_producers_marked(m);
+    for (uint32_t t = 0; t < m->n_tensors; t++) m->tensors[t].offset = -1;
+    return st;
 }
 
 static edge_status prepare_all(edge_model *m, uint8_t *params_base, size_t *params_total) {

@@ -48,6 +48,13 @@ void edge_quantize_multiplier(double real, int32_t *q, int *shift) {
         *shift = 0;
         return;
     }
+    /* NaN and infinities (from hostile scales) get a zero multiplier
+     * rather than an undefined float-to-integer conversion. */
+    if (!(real > -1.0e300 && real < 1.0e300)) {
+        *q = 0;
+        *shift = 0;
+        return;
+    }
     double frac = edge_frexp(real, shift);
     int64_t fixed = (int64_t)edge_round(frac * 2147483648.0);
     if (fixed == ((int64_t)1 << 31)) {
@@ -89,10 +96,23 @@ int edge_calculate_input_radius(int input_integer_bits, int input_left_shift, in
     return (int)t;
 }
 
+static int32_t edge_bound_q(int32_t zp, float r) {
+    int64_t v;
+    if (r != r) v = 0; /* 0/0 */
+    else if (r >= 4294967296.0f) v = (int64_t)1 << 32;
+    else if (r <= -4294967296.0f) v = -((int64_t)1 << 32);
+    else v = (int64_t)r;
+    v += zp;
+    if (v > INT32_MAX) return INT32_MAX;
+    if (v < INT32_MIN) return INT32_MIN;
+    return (int32_t)v;
+}
+
 int edge_act_range_q(int act, float scale, int32_t zp, int32_t qmin, int32_t qmax, int32_t *lo,
                      int32_t *hi) {
     /* TFLite quantizes the activation bounds in float: zp + round(f / scale). */
-#define EDGE_QUANTIZE_BOUND(f) (zp + (int32_t)edge_roundf((f) / scale))
+    /* Saturated, so a tiny or zero scale cannot overflow the conversion. */
+#define EDGE_QUANTIZE_BOUND(f) edge_bound_q(zp, edge_roundf((f) / scale))
     *lo = qmin;
     *hi = qmax;
     switch (act) {

@@ -7,14 +7,176 @@
  * rather than read as defaults.
  */
 #include "model.h"
+#include "verify_schema.h"
 
 typedef struct vctx {
     edge_model *m;
     uint32_t n_buffers;
 } vctx;
 
+/* ---- schema walk: the checks of flatc's generated Verify() functions ----
+ * Every table reachable from the root is checked field by field against the
+ * schema (verify_schema.h): scalars aligned to their size and in bounds,
+ * offsets 4-aligned, non-zero, non-negative and landing in the buffer,
+ * vectors and strings whole in the buffer (strings NUL-terminated; scalar
+ * vector data aligned to the element size, which the official verifier of
+ * flatbuffers 2.0 does not ask but every writer does), union
+ * members verified as their type's table, at most 64 tables deep and at
+ * most 1,000,000 table visits (a DAG of shared tables cannot make the walk
+ * explode). Whatever the official FlatBuffers verifier rejects is rejected
+ * here too (tests/fuzz checks it). The walk does not trust fb.c's helpers:
+ * those return defaults on bad input, this reports where it is. */
+#define VS_MAX_DEPTH 64u
+#define VS_MAX_TABLES 1000000u
+#define VS_MAX_BUFFER 0x7fffffffu
+
+typedef struct wctx {
+    const uint8_t *b;
+    uint32_t len;
+    uint32_t tables;
+    uint32_t bad_at;        /* byte offset of the first failure */
+    const char *bad_table;  /* and the table and field being checked */
+    uint32_t bad_field;
+} wctx;
+
+/* flatbuffers::Verifier::Verify: len < size and the range inside. */
+static int w_in(const wctx *w, uint64_t at, uint64_t n) { return n < w->len && at <= w->len - n; }
+static int w_aligned(uint64_t at, uint32_t a) { return (at & (a - 1u)) == 0; }
+
+static int w_fail(wctx *w, uint64_t at, uint16_t table, uint32_t field) {
+    if (!w->bad_table) {
+        w->bad_at = (uint32_t)(at < w->len ? at : w->len);
+        w->bad_table = vs_tables[table].name;
+        w->bad_field = field;
+    }
+    return 0;
+}
+
+/* A vector or string at `at`: length field aligned and inside, the data
+ * inside; *end gets the offset just past the data. */
+static int w_vector(const wctx *w, uint64_t at, uint32_t elem, uint64_t *end, uint32_t *count) {
+    if (!w_aligned(at, 4) || !w_in(w, at, 4)) return 0;
+    uint32_t n = fb_rd_u32(w->b + at);
+    if (n >= VS_MAX_BUFFER / elem) return 0;
+    uint64_t bytes = 4u + (uint64_t)elem * n;
+    *end = at + bytes;
+    *count = n;
+    return w_in(w, at, bytes);
+}
+
+static int w_string(const wctx *w, uint64_t at) {
+    uint64_t end;
+    uint32_t n;
+    return w_vector(w, at, 1, &end, &n) && w_in(w, end, 1) && w->b[end] == 0;
+}
+
+/* The uoffset stored at `at` (a table field): its target, or 0. */
+static uint64_t w_offset(const wctx *w, uint64_t at) {
+    if (!w_aligned(at, 4) || !w_in(w, at, 4)) return 0;
+    uint32_t o = fb_rd_u32(w->b + at);
+    if (o == 0 || o > 0x7fffffffu || !w_in(w, at + o, 1)) return 0;
+    return at + o;
+}
+
+static int w_table(wctx *w, uint64_t at, uint16_t tid, uint32_t depth);
+
+static int w_field(wctx *w, uint64_t tpos, uint64_t vt, uint16_t vsize, uint16_t tid, uint32_t f,
+                   uint32_t depth) {
+    const vs_field *d = &vs_fields[vs_tables[tid].first + f];
+    uint32_t slot = 4u + 2u * f;
+    if (d->kind == VS_NONE || slot >= vsize) return 1;
+    uint16_t off = fb_rd_u16(w->b + vt + slot);
+    if (off == 0) return 1;
+    uint64_t at = tpos + off;
+    if (d->kind == VS_SCALAR) {
+        if (!w_aligned(at, d->size) || !w_in(w, at, d->size)) return w_fail(w, at, tid, f);
+        return 1;
+    }
+    uint64_t p = w_offset(w, at);
+    if (!p) return w_fail(w, at, tid, f);
+    uint64_t end;
+    uint32_t n;
+    switch (d->kind) {
+    case VS_STRING:
+        return w_string(w, p) ? 1 : w_fail(w, p, tid, f);
+    case VS_TABLE:
+        return w_table(w, p, d->ref, depth + 1) ? 1 : w_fail(w, p, tid, f);
+    case VS_VEC:
+        /* Stricter than flatbuffers 2.0: element data aligned to its size
+         * too (every writer does it; newer verifiers check it). */
+        if (!w_aligned(p + 4u, d->size)) return w_fail(w, p, tid, f);
+        return w_vector(w, p, d->size, &end, &n) ? 1 : w_fail(w, p, tid, f);
+    case VS_VEC_STRING:
+    case VS_VEC_TABLE:
+        if (!w_vector(w, p, 4, &end, &n)) return w_fail(w, p, tid, f);
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t e = p + 4u + 4u * (uint64_t)i;
+            uint64_t q = e + fb_rd_u32(w->b + e);
+            int ok = d->kind == VS_VEC_STRING ? w_string(w, q) : w_table(w, q, d->ref, depth + 1);
+            if (!ok) return w_fail(w, q, tid, f);
+        }
+        return 1;
+    case VS_UNION: {
+        /* The type is the field before; NONE and unknown types pass. */
+        uint8_t type = 0;
+        uint16_t toff = fb_rd_u16(w->b + vt + slot - 2u);
+        if (toff) type = w->b[tpos + toff];
+        const vs_range *u = &vs_unions[d->ref];
+        if (type == 0 || type > u->count) return 1;
+        return w_table(w, p, vs_union_members[u->first + type - 1u], depth + 1) ? 1
+                                                                                : w_fail(w, p, tid, f);
+    }
+    default:
+        return 1;
+    }
+}
+
+static int w_table(wctx *w, uint64_t at, uint16_t tid, uint32_t depth) {
+    if (++w->tables > VS_MAX_TABLES || depth > VS_MAX_DEPTH) return w_fail(w, at, tid, 0xffffu);
+    if (!w_aligned(at, 4) || !w_in(w, at, 4)) return w_fail(w, at, tid, 0xffffu);
+    int64_t vt = (int64_t)at - (int64_t)fb_rd_i32(w->b + at);
+    if (vt < 0 || !w_aligned((uint64_t)vt, 2) || !w_in(w, (uint64_t)vt, 2))
+        return w_fail(w, at, tid, 0xffffu);
+    uint16_t vsize = fb_rd_u16(w->b + vt);
+    if ((vsize & 1u) || !w_in(w, (uint64_t)vt, vsize)) return w_fail(w, at, tid, 0xffffu);
+    /* The union type field is read before its value is verified. */
+    for (uint32_t f = 0; f < vs_tables[tid].count; f++) {
+        if (!w_field(w, at, (uint64_t)vt, vsize, tid, f, depth)) return 0;
+    }
+    return 1;
+}
+
+static edge_status schema_walk(edge_model *m) {
+    wctx w = {m->data, (uint32_t)m->len, 0, 0, 0, 0};
+    if (m->len < 12 || m->len >= VS_MAX_BUFFER)
+        return edge_fail(m, EDGE_ERR_MODEL, "not a TFLite flatbuffer: %zu bytes", m->len);
+    const char *id = VS_IDENTIFIER;
+    for (uint32_t i = 0; i < 4; i++)
+        if (m->data[4 + i] != (uint8_t)id[i])
+            return edge_fail(m, EDGE_ERR_MODEL,
+                             "not a TFLite flatbuffer: the file identifier is not \"%s\"", id);
+    uint64_t root = w_offset(&w, 0);
+    if (!root)
+        return edge_fail(m, EDGE_ERR_MODEL,
+                         "not a TFLite flatbuffer: the root table lies outside the %zu-byte buffer",
+                         m->len);
+    if (!w_table(&w, root, VS_ROOT_TABLE, 1)) {
+        if (w.tables > VS_MAX_TABLES)
+            return edge_fail(m, EDGE_ERR_MODEL,
+                             "more than %u table visits (shared tables nest too deep)",
+                             VS_MAX_TABLES);
+        if (w.bad_field == 0xffffu)
+            return edge_fail(m, EDGE_ERR_MODEL, "a %s table at byte %u is invalid",
+                             w.bad_table, w.bad_at);
+        return edge_fail(m, EDGE_ERR_MODEL,
+                         "%s field %u (at byte %u) is misaligned or out of bounds",
+                         w.bad_table, w.bad_field, w.bad_at);
+    }
+    return EDGE_OK;
+}
+
 static edge_status bad(vctx *v, const char *what, uint32_t i, const char *field) {
-    return edge_fail(v->m, EDGE_ERR_MODEL, "malformed model: %s[%u].%s is out of bounds or invalid",
+    return edge_fail(v->m, EDGE_ERR_MODEL, "%s[%u].%s is out of bounds or invalid",
                      what, i, field);
 }
 
@@ -105,6 +267,8 @@ static edge_status verify_subgraph(vctx *v, fb_table sg, uint32_t s, uint32_t n_
 
 edge_status edge_verify_model(edge_model *m, fb_table root) {
     vctx v = {m, 0};
+    edge_status sw = schema_walk(m);
+    if (sw) return sw;
     if (fb_is_null(root) || !fb_table_ok(root))
         return edge_fail(m, EDGE_ERR_MODEL,
                          "not a TFLite flatbuffer: the root table lies outside the %zu-byte buffer",
