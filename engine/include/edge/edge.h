@@ -15,6 +15,9 @@
  *   edge_invoke(&m);
  *   edge_tensor out = edge_output(&m, 0); read out.data
  *
+ * Size every input and output buffer from edge_tensor.bytes (the engine
+ * checks nothing the caller writes through `data`).
+ *
  * Inputs must be filled before every edge_invoke(): the planner reuses an
  * input's bytes for later tensors once the input has been read (as TFLM
  * does), which is what keeps the arena small.
