@@ -17,7 +17,7 @@
 #include "../kernels/conv_common.h"
 #include "../kernels/systolic.h"
 #include "../quant.h"
-#include "ops.h"
+#include "weighted_op.h"
 
 enum { CONV_OPTIONS_TYPE = 1 };
 enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_ACTIVATION = 3,
@@ -35,31 +35,13 @@ typedef struct conv_params {
     uint8_t pad_byte;     /* input zero point, as stored */
 } conv_params;
 
-static uint32_t align16(uint32_t x) { return (x + 15u) & ~15u; }
-
 static edge_status prepare(edge_op_ctx *c) {
     edge_op_rt *op = c->op;
-    if (op->n_in < 2 || op->n_in > 3 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 2 or 3 inputs and 1 output, has %u and %u",
-                            op->n_in, op->n_out);
-    edge_tensor_rt *in = edge_in(c, 0), *filt = edge_in(c, 1), *bias = edge_in(c, 2);
-    edge_tensor_rt *out = edge_out(c, 0);
-    if (!in || !filt || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input, filter or output missing");
-    if (op->options_type != CONV_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not Conv2DOptions (type %u)",
-                            (unsigned)op->options_type);
-
-    const edge_type it = in->t.type, ft = filt->t.type, ot = out->t.type;
-    int is_u8;
-    if (it == EDGE_INT8 && ft == EDGE_INT8 && ot == EDGE_INT8) is_u8 = 0;
-    else if (it == EDGE_UINT8 && ft == EDGE_UINT8 && ot == EDGE_UINT8) is_u8 = 1;
-    else
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
-                            "input %s, filter %s, output %s not supported (int8 or uint8 throughout)",
-                            edge_type_name(it), edge_type_name(ft), edge_type_name(ot));
-    if (bias && bias->t.type != EDGE_INT32)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "bias %s not supported (int32)",
-                            edge_type_name(bias->t.type));
+    weighted_operands o;
+    edge_status st = edge_weighted_operands(c, CONV_OPTIONS_TYPE, "Conv2DOptions", "filter", &o);
+    if (st) return st;
+    edge_tensor_rt *in = o.in, *filt = o.w, *bias = o.bias, *out = o.out;
+    const int is_u8 = o.is_u8;
     if (in->t.rank != 4 || filt->t.rank != 4 || out->t.rank != 4)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "input, filter and output must be 4-D (are %d, %d, %d)",
                             in->t.rank, filt->t.rank, out->t.rank);

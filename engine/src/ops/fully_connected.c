@@ -15,7 +15,7 @@
  */
 #include "../kernels/systolic.h"
 #include "../quant.h"
-#include "ops.h"
+#include "weighted_op.h"
 
 enum { FC_OPTIONS_TYPE = 8 };
 enum { OPT_ACTIVATION = 0, OPT_WEIGHTS_FORMAT = 1, OPT_KEEP_NUM_DIMS = 2 };
@@ -27,34 +27,16 @@ typedef struct fc_params {
     uint8_t fold_at_eval;
 } fc_params;
 
-static uint32_t align16(uint32_t x) { return (x + 15u) & ~15u; }
-
 static edge_status prepare(edge_op_ctx *c) {
     edge_op_rt *op = c->op;
-    if (op->n_in < 2 || op->n_in > 3 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 2 or 3 inputs and 1 output, has %u and %u",
-                            op->n_in, op->n_out);
-    edge_tensor_rt *in = edge_in(c, 0), *w = edge_in(c, 1), *bias = edge_in(c, 2);
-    edge_tensor_rt *out = edge_out(c, 0);
-    if (!in || !w || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input, weights or output missing");
-    if (op->options_type != FC_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not FullyConnectedOptions (type %u)",
-                            (unsigned)op->options_type);
+    weighted_operands o;
+    edge_status st = edge_weighted_operands(c, FC_OPTIONS_TYPE, "FullyConnectedOptions", "weights", &o);
+    if (st) return st;
+    edge_tensor_rt *in = o.in, *w = o.w, *bias = o.bias, *out = o.out;
+    const int is_u8 = o.is_u8;
     const int format = edge_opt_u8(c, OPT_WEIGHTS_FORMAT, 0);
     if (format != 0)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "weights format %d (only DEFAULT)", format);
-
-    const edge_type it = in->t.type, wt = w->t.type, ot = out->t.type;
-    int is_u8;
-    if (it == EDGE_INT8 && wt == EDGE_INT8 && ot == EDGE_INT8) is_u8 = 0;
-    else if (it == EDGE_UINT8 && wt == EDGE_UINT8 && ot == EDGE_UINT8) is_u8 = 1;
-    else
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
-                            "input %s, weights %s, output %s not supported (int8 or uint8 throughout)",
-                            edge_type_name(it), edge_type_name(wt), edge_type_name(ot));
-    if (bias && bias->t.type != EDGE_INT32)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "bias %s not supported (int32)",
-                            edge_type_name(bias->t.type));
 
     if (w->t.rank != 2)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "weights must be 2-D, are %d-D", w->t.rank);
