@@ -77,6 +77,8 @@ typedef struct edge_op_impl {
 
 /* Registry (ops/registry.c). */
 const edge_op_impl *edge_op_find(int32_t builtin_code);
+/* The float twin of an op (EDGE_FLOAT_OP_LIST), or NULL. */
+const edge_op_impl *edge_op_find_float(int32_t builtin_code);
 const char *edge_builtin_name(int32_t builtin_code); /* "CONV_2D", "UNKNOWN" */
 
 /* Operands: NULL when the index is out of range or the slot is -1. */

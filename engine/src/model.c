@@ -179,6 +179,13 @@ static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i
                              op->io[in.count + k], t->t.name);
     }
     op->impl = edge_op_find(op->code);
+    if (op->n_in > 0 && op->io[0] >= 0) {
+        /* FLOAT32/BFLOAT16 activations run on the op's float twin, if any. */
+        edge_type t0 = m->tensors[op->io[0]].t.type;
+        const edge_op_impl *f =
+            (t0 == EDGE_FLOAT32 || t0 == EDGE_BFLOAT16) ? edge_op_find_float(op->code) : 0;
+        if (f) op->impl = f;
+    }
     if (!op->impl) return unsupported_op(m, i, op, op->code == 32 ? fb_string(code, OPCODE_CUSTOM) : 0);
     return EDGE_OK;
 }

@@ -16,8 +16,14 @@
     X(leaky_relu) X(quantize) X(dequantize)                                   \
     X(reshape) X(squeeze) X(pad) X(padv2) X(concatenation) X(strided_slice)
 
+/* Float twins of ops whose int8 file stays int8-only: chosen by the loader
+ * when the op's input 0 is FLOAT32 or BFLOAT16 (edge_op_find_float). Each
+ * `edge_op_<name>` here has the same `code` as its int8 op. */
+#define EDGE_FLOAT_OP_LIST(X)
+
 #define EDGE_OP_DECLARE(name) extern const edge_op_impl edge_op_##name;
 EDGE_OP_LIST(EDGE_OP_DECLARE)
+EDGE_FLOAT_OP_LIST(EDGE_OP_DECLARE)
 #undef EDGE_OP_DECLARE
 
 #endif
