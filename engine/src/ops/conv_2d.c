@@ -16,6 +16,7 @@
  */
 #include "../kernels/conv_common.h"
 #include "../kernels/systolic.h"
+#include "../kernels/systolic_x86.h"
 #include "../quant.h"
 #include "weighted_op.h"
 
@@ -33,6 +34,10 @@ typedef struct conv_params {
     uint8_t direct;       /* 1x1 filter: rows come straight from the input */
     uint8_t fold_at_eval; /* weights or bias are not constant */
     uint8_t pad_byte;     /* input zero point, as stored */
+#ifdef EDGE_SYSTOLIC_X86
+    uint8_t x86; /* SYSTOLIC_X86_* chosen at prepare; the bias is shifted for it */
+    uint32_t x86_row_off, x86_bias_off; /* scratch: im2col row, folded bias */
+#endif
 } conv_params;
 
 static edge_status prepare(edge_op_ctx *c) {
@@ -130,11 +135,26 @@ static edge_status prepare(edge_op_ctx *c) {
     const uint32_t shift_off = mult_off + 4u * n_mult;
     const int direct = k_h == 1 && k_w == 1;
     const uint32_t im2col = direct ? 0u : systolic_im2col_bytes((uint32_t)k);
-    const uint32_t scratch_bias_off = (im2col + 3u) & ~3u;
+    uint32_t scratch_bias_off = (im2col + 3u) & ~3u;
+#ifdef EDGE_SYSTOLIC_X86
+    /* The x86 panel kernel: a 16-row panel, then one im2col row, then the
+     * bias when it is folded at eval. Sized whenever the CPU has it; the
+     * fill pass may still fall back to the portable kernel. */
+    uint8_t x86 = is_u8 || k64 > 0x1000000 ? (uint8_t)SYSTOLIC_X86_NONE : systolic_x86_level();
+    const uint32_t x86_row_off = systolic_x86_panel_bytes(k);
+    const uint32_t x86_bias_off = (x86_row_off + (direct ? 0u : (uint32_t)k) + 3u) & ~3u;
+    uint32_t im2col_bytes = im2col;
+    if (x86) {
+        im2col_bytes = x86_bias_off;
+        scratch_bias_off = x86_bias_off;
+    }
+#else
+    const uint32_t im2col_bytes = im2col;
+#endif
 
     if (!c->params) {
         op->params_bytes = shift_off + n_mult;
-        op->scratch_bytes = fold_at_eval ? scratch_bias_off + 4u * (uint32_t)out_c : im2col;
+        op->scratch_bytes = fold_at_eval ? scratch_bias_off + 4u * (uint32_t)out_c : im2col_bytes;
         op->macs = (uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w * (uint64_t)out_c * (uint64_t)k;
         op->systolic = 1;
         op->array_cycles = (uint64_t)groups *
@@ -204,12 +224,27 @@ static edge_status prepare(edge_op_ctx *c) {
     p->fold_at_eval = (uint8_t)fold_at_eval;
     p->pad_byte = (uint8_t)((uint32_t)in_zp & 0xffu);
 
+#ifdef EDGE_SYSTOLIC_X86
+    if (x86) {
+        systolic_params whole = *sp;
+        whole.n = out_c;
+        whole.multiplier = mult;
+        whole.shift = shift;
+        if (!systolic_x86_panel_ok(&whole)) x86 = SYSTOLIC_X86_NONE;
+    }
+    p->x86 = x86;
+    p->x86_row_off = x86_row_off;
+    p->x86_bias_off = x86_bias_off;
+#endif
     if (!fold_at_eval) {
         systolic_params whole = *sp;
         whole.n = out_c;
         whole.weights = filt->t.data;
         systolic_fold_bias(&whole, bias ? (const int32_t *)bias->t.data : 0,
                            (int32_t *)(base + bias_off));
+#ifdef EDGE_SYSTOLIC_X86
+        if (x86) systolic_x86_bias_shift(&whole, (int32_t *)(base + bias_off));
+#endif
     }
     return EDGE_OK;
 }
@@ -245,6 +280,45 @@ static void im2col_row(const conv_params *p, const uint8_t *img, int32_t oy, int
     }
 }
 
+#ifdef EDGE_SYSTOLIC_X86
+/* The x86 panel kernel: 16 output pixels at a time, all channels of a group. */
+static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *filt, uint8_t *out,
+                     uint8_t *scratch, const int32_t *eff_bias, const int32_t *mult, const int8_t *shift) {
+    uint8_t *panel = scratch, *rowbuf = scratch + p->x86_row_off;
+    const int32_t pixels = p->out_h * p->out_w, gn = p->group_out_c;
+    const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
+    for (int32_t b = 0; b < p->batches; b++) {
+        const uint8_t *img = in + (size_t)b * img_bytes;
+        uint8_t *out_img = out + (size_t)b * (size_t)pixels * (size_t)p->out_c;
+        for (int32_t px0 = 0; px0 < pixels; px0 += SYSTOLIC_X86_PANEL_ROWS) {
+            const int32_t mr = pixels - px0 < SYSTOLIC_X86_PANEL_ROWS ? pixels - px0 : SYSTOLIC_X86_PANEL_ROWS;
+            for (int32_t g = 0; g < p->groups; g++) {
+                for (int32_t r = 0; r < mr; r++) {
+                    const int32_t oy = (px0 + r) / p->out_w, ox = (px0 + r) % p->out_w;
+                    const uint8_t *row = rowbuf;
+                    if (p->direct)
+                        row = img +
+                              ((size_t)(oy * p->stride_h) * (size_t)p->in_w + (size_t)(ox * p->stride_w)) *
+                                  (size_t)p->in_c +
+                              (size_t)g * (size_t)p->group_in_c;
+                    else
+                        im2col_row(p, img, oy, ox, g, rowbuf);
+                    systolic_x86_panel_row(panel, r, (const int8_t *)row, p->k);
+                }
+                systolic_params sp = p->sp;
+                sp.weights = filt + (size_t)g * (size_t)gn * (size_t)p->k;
+                sp.bias = eff_bias + (size_t)g * (size_t)gn;
+                sp.multiplier = p->sp.per_channel ? mult + (size_t)g * (size_t)gn : mult;
+                sp.shift = p->sp.per_channel ? shift + (size_t)g * (size_t)gn : shift;
+                systolic_x86_panel_gemm(p->x86, &sp, panel, mr,
+                                        (int8_t *)(out_img + (size_t)px0 * (size_t)p->out_c + (size_t)g * (size_t)gn),
+                                        p->out_c);
+            }
+        }
+    }
+}
+#endif
+
 static edge_status eval(edge_op_ctx *c) {
     const conv_params *p = (const conv_params *)c->params;
     const uint8_t *base = (const uint8_t *)c->params;
@@ -263,8 +337,17 @@ static edge_status eval(edge_op_ctx *c) {
         whole.n = p->out_c;
         whole.weights = filt;
         systolic_fold_bias(&whole, bias_t ? (const int32_t *)bias_t->t.data : 0, fb);
+#ifdef EDGE_SYSTOLIC_X86
+        if (p->x86) systolic_x86_bias_shift(&whole, fb);
+#endif
         eff_bias = fb;
     }
+#ifdef EDGE_SYSTOLIC_X86
+    if (p->x86) {
+        eval_x86(p, in, filt, out, scratch, eff_bias, mult, shift);
+        return EDGE_OK;
+    }
+#endif
 
     const int32_t pixels = p->out_h * p->out_w, gn = p->group_out_c;
     const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;

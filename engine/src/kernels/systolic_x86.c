@@ -1,0 +1,207 @@
+/*
+ * systolic_x86.c — the int8 systolic kernel with AVX-512 VNNI (see
+ * systolic_x86.h). Bit-exact with systolic.c: the same int32 wrap-around
+ * sums, the same requantization (requant.h) lane by lane.
+ */
+#include "systolic_x86.h"
+
+#ifdef EDGE_SYSTOLIC_X86
+
+#include <immintrin.h>
+
+#include "requant.h"
+
+#define VNNI_FN __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#define INLINE_VNNI_FN static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512vnni")))
+
+uint8_t systolic_x86_level(void) {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni"))
+        return SYSTOLIC_X86_VNNI;
+    return SYSTOLIC_X86_NONE;
+}
+
+int systolic_x86_panel_ok(const systolic_params *p) {
+    if (p->is_unsigned || p->filter_offset != 0 || p->requant != SYSTOLIC_REQUANT_FIXED) return 0;
+    if (p->act_min < -128 || p->act_max > 127 || p->act_min > p->act_max) return 0;
+    /* A non-negative multiplier never reaches the saturating case of
+     * SaturatingRoundingDoublingHighMul, which the vector form leaves out. */
+    const int32_t nm = p->per_channel ? p->n : 1;
+    for (int32_t i = 0; i < nm; i++)
+        if (p->multiplier[i] < 0 || p->shift[i] > 31 || p->shift[i] < -31) return 0;
+    return 1;
+}
+
+void systolic_x86_bias_shift(const systolic_params *p, int32_t *eff_bias) {
+    const int8_t *w = (const int8_t *)p->weights;
+    for (int32_t c = 0; c < p->n; c++) {
+        uint32_t s = 0;
+        for (int32_t i = 0; i < p->k; i++) {
+            const int32_t v = w[(int64_t)c * p->k + i];
+            s += (uint32_t)v;
+        }
+        eff_bias[c] = (int32_t)((uint32_t)eff_bias[c] - 128u * s);
+    }
+}
+
+void systolic_x86_panel_row(uint8_t *panel, int32_t r, const int8_t *row, int32_t k) {
+    uint8_t *dst = panel + 4 * r;
+    int32_t q = 0;
+    for (; 4 * q + 4 <= k; q++) {
+        uint32_t v;
+        __builtin_memcpy(&v, row + 4 * q, 4);
+        v ^= 0x80808080u;
+        __builtin_memcpy(dst + 4 * SYSTOLIC_X86_PANEL_ROWS * q, &v, 4);
+    }
+    if (k & 3) {
+        uint32_t v = 0; /* bytes past k stay 0: they add nothing */
+        for (int32_t i = 0; 4 * q + i < k; i++)
+            v |= ((uint32_t)(uint8_t)row[4 * q + i] ^ 0x80u) << (8 * i);
+        __builtin_memcpy(dst + 4 * SYSTOLIC_X86_PANEL_ROWS * q, &v, 4);
+    }
+}
+
+static inline uint32_t load4(const int8_t *p) {
+    uint32_t v;
+    __builtin_memcpy(&v, p, 4);
+    return v;
+}
+
+/* The last, partial group of four weights of a row, without reading past k. */
+static inline uint32_t load_tail(const int8_t *p, int32_t n) {
+    uint32_t v = 0;
+    for (int32_t i = 0; i < n; i++) v |= (uint32_t)(uint8_t)p[i] << (8 * i);
+    return v;
+}
+
+/* requant.h's edge_rq_apply on 16 lanes, for a multiplier >= 0:
+ * h = floor(((x << left) * mult + 2^30) / 2^31), then the rounding shift
+ * floor((h + round - [h < 0]) / 2^right) taken as
+ * (h >> right) + ((h mod 2^right) + round - [h < 0]) >> right, which never
+ * overflows int32. */
+INLINE_VNNI_FN __m512i rq_vec(__m512i x, edge_rq rq) {
+    const __m512i m = _mm512_set1_epi32(rq.mult);
+    const __m512i half = _mm512_set1_epi64((long long)1 << 30);
+    x = _mm512_sll_epi32(x, _mm_cvtsi32_si128(rq.left));
+    __m512i e = _mm512_add_epi64(_mm512_mul_epi32(x, m), half);
+    __m512i o = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), m), half);
+    e = _mm512_srli_epi64(e, 31); /* low dword: bits 31..62 */
+    o = _mm512_slli_epi64(o, 1);  /* high dword: bits 31..62 */
+    const __m512i h = _mm512_mask_blend_epi32((__mmask16)0xAAAA, e, o);
+    const __m128i sr = _mm_cvtsi32_si128(rq.right);
+    const uint32_t mask = rq.right > 0 ? ((uint32_t)1 << rq.right) - 1u : 0u;
+    __m512i t = _mm512_and_si512(h, _mm512_set1_epi32((int32_t)mask));
+    t = _mm512_add_epi32(t, _mm512_set1_epi32(rq.round));
+    t = _mm512_sub_epi32(t, _mm512_and_si512(_mm512_srli_epi32(h, 31),
+                                             _mm512_set1_epi32((int32_t)rq.neg)));
+    return _mm512_add_epi32(_mm512_sra_epi32(h, sr), _mm512_srl_epi32(t, sr));
+}
+
+/* 16 x 16 bytes: in[j] holds channel j's 16 rows; out[r] row r's 16 channels. */
+INLINE_VNNI_FN void transpose16(const __m128i *in, __m128i *out) {
+    __m128i b[16], c[16], d[16];
+    for (int i = 0; i < 8; i++) {
+        b[2 * i] = _mm_unpacklo_epi8(in[2 * i], in[2 * i + 1]);
+        b[2 * i + 1] = _mm_unpackhi_epi8(in[2 * i], in[2 * i + 1]);
+    }
+    for (int g = 0; g < 4; g++) {
+        const __m128i *s = b + 4 * g;
+        c[4 * g] = _mm_unpacklo_epi16(s[0], s[2]);
+        c[4 * g + 1] = _mm_unpackhi_epi16(s[0], s[2]);
+        c[4 * g + 2] = _mm_unpacklo_epi16(s[1], s[3]);
+        c[4 * g + 3] = _mm_unpackhi_epi16(s[1], s[3]);
+    }
+    for (int g = 0; g < 2; g++) {
+        const __m128i *s = c + 8 * g;
+        for (int i = 0; i < 4; i++) {
+            d[8 * g + 2 * i] = _mm_unpacklo_epi32(s[i], s[i + 4]);
+            d[8 * g + 2 * i + 1] = _mm_unpackhi_epi32(s[i], s[i + 4]);
+        }
+    }
+    for (int i = 0; i < 8; i++) {
+        out[2 * i] = _mm_unpacklo_epi64(d[i], d[i + 8]);
+        out[2 * i + 1] = _mm_unpackhi_epi64(d[i], d[i + 8]);
+    }
+}
+
+/* acc[j] (lanes = panel rows) += panel . W[c0 + j] for j < J. */
+#define DEFINE_DOT(J)                                                                           \
+    INLINE_VNNI_FN void dot_##J(const uint8_t *panel, const int8_t *w, int32_t k, __m512i *acc) { \
+        const int32_t kf = k >> 2;                                                              \
+        __m512i a[J];                                                                           \
+        _Pragma("GCC unroll 16") for (int j = 0; j < J; j++) a[j] = _mm512_setzero_si512();     \
+        for (int32_t q = 0; q < kf; q++) {                                                      \
+            const __m512i x = _mm512_loadu_si512(panel + 64 * q);                               \
+            const int8_t *wq = w + 4 * q;                                                       \
+            _Pragma("GCC unroll 16") for (int j = 0; j < J; j++) a[j] =                         \
+                _mm512_dpbusd_epi32(a[j], x, _mm512_set1_epi32((int32_t)load4(wq + j * k)));    \
+        }                                                                                       \
+        if (k & 3) {                                                                            \
+            const __m512i x = _mm512_loadu_si512(panel + 64 * kf);                              \
+            _Pragma("GCC unroll 16") for (int j = 0; j < J; j++) a[j] = _mm512_dpbusd_epi32(    \
+                a[j], x, _mm512_set1_epi32((int32_t)load_tail(w + j * k + 4 * kf, k & 3)));     \
+        }                                                                                       \
+        _Pragma("GCC unroll 16") for (int j = 0; j < J; j++) acc[j] = a[j];                     \
+    }
+DEFINE_DOT(16)
+DEFINE_DOT(8)
+DEFINE_DOT(4)
+DEFINE_DOT(1)
+
+VNNI_FN static void panel_gemm_vnni(const systolic_params *p, const uint8_t *panel, int32_t mr,
+                                    int8_t *out, int32_t out_stride) {
+    const int32_t k = p->k, n = p->n;
+    const int8_t *w = (const int8_t *)p->weights;
+    const __m512i oo = _mm512_set1_epi32(p->output_offset);
+    const __m512i lo = _mm512_set1_epi32(p->act_min), hi = _mm512_set1_epi32(p->act_max);
+    __m512i acc[16];
+    __m128i tile[16], rows[16];
+    for (int32_t c0 = 0; c0 < n; c0 += 16) {
+        const int32_t nc = n - c0 < 16 ? n - c0 : 16;
+        const int8_t *wc = w + (int64_t)c0 * k;
+        if (nc == 16) {
+            dot_16(panel, wc, k, acc);
+        } else {
+            int32_t j = 0;
+            if (nc - j >= 8) {
+                dot_8(panel, wc, k, acc);
+                j += 8;
+            }
+            if (nc - j >= 4) {
+                dot_4(panel, wc + (int64_t)j * k, k, acc + j);
+                j += 4;
+            }
+            for (; j < nc; j++) dot_1(panel, wc + (int64_t)j * k, k, acc + j);
+        }
+        for (int32_t j = 0; j < 16; j++) {
+            if (j >= nc) {
+                tile[j] = _mm_setzero_si128();
+                continue;
+            }
+            const int32_t c = c0 + j, i = p->per_channel ? c : 0;
+            __m512i v = _mm512_add_epi32(acc[j], _mm512_set1_epi32(p->bias ? p->bias[c] : 0));
+            v = _mm512_add_epi32(rq_vec(v, edge_rq_make(p->multiplier[i], p->shift[i])), oo);
+            v = _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
+            tile[j] = _mm512_cvtepi32_epi8(v);
+        }
+        transpose16(tile, rows);
+        const __mmask16 cm = (__mmask16)((1u << nc) - 1u);
+        for (int32_t r = 0; r < mr; r++) {
+            int8_t *dst = out + (int64_t)r * out_stride + c0;
+            if (nc == 16) _mm_storeu_si128((__m128i *)(void *)dst, rows[r]);
+            else _mm_mask_storeu_epi8(dst, cm, rows[r]);
+        }
+    }
+}
+
+void systolic_x86_panel_gemm(uint8_t level, const systolic_params *p, const uint8_t *panel,
+                             int32_t mr, int8_t *out, int32_t out_stride) {
+    (void)level;
+    panel_gemm_vnni(p, panel, mr, out, out_stride);
+}
+
+#else
+/* ISO C wants at least one declaration in a translation unit. */
+typedef int systolic_x86_unused;
+#endif

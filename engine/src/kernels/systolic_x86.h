@@ -1,0 +1,59 @@
+/*
+ * systolic_x86.h — x86-64 SIMD variants of the int8 systolic kernel, chosen
+ * at run time (cpuid) and recorded in each op's params at prepare: the
+ * engine keeps no global state, and the default build still runs on any
+ * x86-64 (every SIMD function carries its own target attribute).
+ *
+ * Only compiled for x86-64 with GCC or Clang (EDGE_SYSTOLIC_X86); other
+ * targets see none of it, so Arm builds carry no x86 code.
+ *
+ * The conv kernel works on a "panel" of up to 16 activation rows stored
+ * transposed, four k at a time: panel word [q][r] = row r's bytes 4q..4q+3,
+ * each XORed with 0x80 (a + 128, an unsigned byte), zero past k. AVX-512
+ * VNNI's vpdpbusd multiplies those unsigned bytes by four signed weight bytes
+ * broadcast from the weights in place ([n][k], as TFLite stores them, no
+ * packing) and adds into 16 int32 lanes, one per row. Since
+ *   sum (a + 128) * w = sum a * w + 128 * sum w,
+ * the effective bias is lowered by 128 * sum_k W[n][k] at prepare
+ * (systolic_x86_bias_shift); in int32 wrap-around arithmetic that is exact.
+ * Requantization (requant.h's branch-free form) is vectorised across the 16
+ * rows of one channel and the 16 x 16 result is transposed into the output.
+ */
+#ifndef EDGE_KERNELS_SYSTOLIC_X86_H
+#define EDGE_KERNELS_SYSTOLIC_X86_H
+
+#include "systolic.h"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(EDGE_NO_X86_SIMD)
+#define EDGE_SYSTOLIC_X86 1
+
+enum { SYSTOLIC_X86_NONE = 0, SYSTOLIC_X86_VNNI = 2 };
+
+/* Rows in one panel (the vector width in int32 lanes). */
+#define SYSTOLIC_X86_PANEL_ROWS 16
+
+/* The best variant this CPU runs (SYSTOLIC_X86_*). */
+uint8_t systolic_x86_level(void);
+
+/* Whether the panel kernel computes p exactly: int8, symmetric weights,
+ * fixed-point requantization with non-negative multipliers. */
+int systolic_x86_panel_ok(const systolic_params *p);
+
+/* Bytes of one panel for reduction length k. */
+static inline uint32_t systolic_x86_panel_bytes(int32_t k) {
+    return (uint32_t)SYSTOLIC_X86_PANEL_ROWS * 4u * (((uint32_t)k + 3u) / 4u);
+}
+
+/* eff_bias[c] -= 128 * sum_k W[c][k] (int8 weights p->weights, p->n x p->k). */
+void systolic_x86_bias_shift(const systolic_params *p, int32_t *eff_bias);
+
+/* Store activation row `row` (k int8) as panel row r (< 16). */
+void systolic_x86_panel_row(uint8_t *panel, int32_t r, const int8_t *row, int32_t k);
+
+/* C for the panel's first mr rows (all p->n channels): row r to
+ * out + r * out_stride. p->bias must be shifted by systolic_x86_bias_shift. */
+void systolic_x86_panel_gemm(uint8_t level, const systolic_params *p, const uint8_t *panel,
+                             int32_t mr, int8_t *out, int32_t out_stride);
+
+#endif
+#endif
