@@ -9,6 +9,7 @@
 
 #include "../quant.h"
 #include "requant.h"
+#include "systolic_x86.h"
 
 /* Inner products are taken in fixed blocks of DOT_BLOCK so that compilers
  * vectorise them even at -O2 (no epilogue is needed inside a block), and so
@@ -158,6 +159,11 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
                 if (p->is_unsigned)
                     tile_dot_u8((const uint8_t *)rows[r0 + r],
                                 (const uint8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);
+#ifdef EDGE_SYSTOLIC_X86
+                else if (p->simd)
+                    systolic_x86_tile_dot((const int8_t *)rows[r0 + r],
+                                          (const int8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);
+#endif
                 else
                     TILE_DOT_S8((const int8_t *)rows[r0 + r],
                                 (const int8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);

@@ -70,6 +70,8 @@ typedef struct systolic_params {
     uint8_t per_channel;
     uint8_t requant;     /* SYSTOLIC_REQUANT_* */
     uint8_t is_unsigned; /* activations, weights and outputs are uint8 */
+    uint8_t simd;        /* run-time int8 tile chosen at prepare (x86: SYSTOLIC_X86_*,
+                          * bias lowered by 128 * sum W); 0 = the build's tile */
 } systolic_params;
 
 /* Accelerated variants, chosen at build time by defining one of

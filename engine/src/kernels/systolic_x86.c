@@ -201,6 +201,40 @@ void systolic_x86_panel_gemm(uint8_t level, const systolic_params *p, const uint
     panel_gemm_vnni(p, panel, mr, out, out_stride);
 }
 
+/* 64 k at a time; the weights' masked tail loads zeros, so the activation
+ * bytes past k (also masked) contribute nothing. */
+VNNI_FN void systolic_x86_tile_dot(const int8_t *a, const int8_t *w, int32_t ws, int32_t k,
+                                   int32_t nc, uint32_t *acc) {
+    const __m512i x80 = _mm512_set1_epi8((char)0x80);
+    int32_t c = 0;
+    for (; c + 4 <= nc; c += 4) {
+        const int8_t *w0 = w + (int64_t)c * ws, *w1 = w0 + ws, *w2 = w1 + ws, *w3 = w2 + ws;
+        __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+        for (int32_t i = 0; i < k; i += 64) {
+            const __mmask64 m = k - i >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (k - i)) - 1u;
+            const __m512i x = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, a + i), x80);
+            s0 = _mm512_dpbusd_epi32(s0, x, _mm512_maskz_loadu_epi8(m, w0 + i));
+            s1 = _mm512_dpbusd_epi32(s1, x, _mm512_maskz_loadu_epi8(m, w1 + i));
+            s2 = _mm512_dpbusd_epi32(s2, x, _mm512_maskz_loadu_epi8(m, w2 + i));
+            s3 = _mm512_dpbusd_epi32(s3, x, _mm512_maskz_loadu_epi8(m, w3 + i));
+        }
+        acc[c] = (uint32_t)_mm512_reduce_add_epi32(s0);
+        acc[c + 1] = (uint32_t)_mm512_reduce_add_epi32(s1);
+        acc[c + 2] = (uint32_t)_mm512_reduce_add_epi32(s2);
+        acc[c + 3] = (uint32_t)_mm512_reduce_add_epi32(s3);
+    }
+    for (; c < nc; c++) {
+        const int8_t *w0 = w + (int64_t)c * ws;
+        __m512i s0 = _mm512_setzero_si512();
+        for (int32_t i = 0; i < k; i += 64) {
+            const __mmask64 m = k - i >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (k - i)) - 1u;
+            const __m512i x = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, a + i), x80);
+            s0 = _mm512_dpbusd_epi32(s0, x, _mm512_maskz_loadu_epi8(m, w0 + i));
+        }
+        acc[c] = (uint32_t)_mm512_reduce_add_epi32(s0);
+    }
+}
+
 #else
 /* ISO C wants at least one declaration in a translation unit. */
 typedef int systolic_x86_unused;

@@ -55,5 +55,11 @@ void systolic_x86_panel_row(uint8_t *panel, int32_t r, const int8_t *row, int32_
 void systolic_x86_panel_gemm(uint8_t level, const systolic_params *p, const uint8_t *panel,
                              int32_t mr, int8_t *out, int32_t out_stride);
 
+/* The int8 tile of systolic.c's systolic_gemm for p->simd != 0 (any m:
+ * FULLY_CONNECTED): acc[c] = sum_{i<k} (a[i] + 128) * w[c * ws + i],
+ * wrapping like int32, for c < nc; the bias must be shifted as above. */
+void systolic_x86_tile_dot(const int8_t *a, const int8_t *w, int32_t ws, int32_t k, int32_t nc,
+                           uint32_t *acc);
+
 #endif
 #endif

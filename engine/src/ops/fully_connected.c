@@ -14,6 +14,7 @@
  * GetQuantizedConvolutionMultipler does; per-channel all in double).
  */
 #include "../kernels/systolic.h"
+#include "../kernels/systolic_x86.h"
 #include "../quant.h"
 #include "weighted_op.h"
 
@@ -131,6 +132,9 @@ static edge_status prepare(edge_op_ctx *c) {
     sp->per_channel = (uint8_t)per_channel;
     sp->requant = EDGE_FC_REQUANT_DOUBLE ? SYSTOLIC_REQUANT_DOUBLE : SYSTOLIC_REQUANT_FIXED;
     sp->is_unsigned = (uint8_t)is_u8;
+#ifdef EDGE_SYSTOLIC_X86
+    sp->simd = is_u8 ? (uint8_t)SYSTOLIC_X86_NONE : systolic_x86_level();
+#endif
     p->batch = (int32_t)batch;
     p->scale_off = scale_off;
     p->bias_off = bias_off;
@@ -142,6 +146,9 @@ static edge_status prepare(edge_op_ctx *c) {
         whole.weights = w->t.data;
         systolic_fold_bias(&whole, bias ? (const int32_t *)bias->t.data : 0,
                            (int32_t *)(base + bias_off));
+#ifdef EDGE_SYSTOLIC_X86
+        if (sp->simd) systolic_x86_bias_shift(&whole, (int32_t *)(base + bias_off));
+#endif
     }
     return EDGE_OK;
 }
@@ -158,6 +165,9 @@ static edge_status eval(edge_op_ctx *c) {
     if (p->fold_at_eval) {
         int32_t *eff = (int32_t *)c->scratch;
         systolic_fold_bias(&sp, bias ? (const int32_t *)bias->t.data : 0, eff);
+#ifdef EDGE_SYSTOLIC_X86
+        if (sp.simd) systolic_x86_bias_shift(&sp, eff);
+#endif
         sp.bias = eff;
     } else {
         sp.bias = (const int32_t *)(base + p->bias_off);
