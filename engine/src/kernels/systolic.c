@@ -125,16 +125,40 @@ void systolic_fold_bias(const systolic_params *p, const int32_t *bias, int32_t *
 #define TILE_DOT_S8 tile_dot_s8
 #endif
 
+/* Bias, requantization, output offset and clamp of one tile row:
+ * int8 and uint8 results share their low byte. */
+static inline void emit_row(const systolic_params *p, const uint32_t *acc, uint32_t rt,
+                            const uint32_t *eb, const edge_rq *rq, const double *scale,
+                            int32_t nc, uint8_t *dst) {
+    const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
+    if (p->requant == SYSTOLIC_REQUANT_DOUBLE) {
+        for (int32_t c = 0; c < nc; c++) {
+            int32_t v = requant_double(acc[c] + rt + eb[c], scale[c]);
+            v = (int32_t)((uint32_t)v + (uint32_t)oo);
+            dst[c] = (uint8_t)((uint32_t)edge_clamp_i32(v, lo, hi) & 0xffu);
+        }
+    } else {
+        for (int32_t c = 0; c < nc; c++) {
+            int32_t v = edge_rq_apply(acc[c] + rt + eb[c], rq[c].mult, rq[c].left, rq[c].right,
+                                      rq[c].round, rq[c].neg);
+            v = (int32_t)((uint32_t)v + (uint32_t)oo);
+            dst[c] = (uint8_t)((uint32_t)edge_clamp_i32(v, lo, hi) & 0xffu);
+        }
+    }
+}
+
 void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m, void *out,
                    int32_t out_stride) {
     uint32_t acc[EDGE_SYSTOLIC_COLS];
+#ifdef EDGE_SYSTOLIC_VARIANT_2ROWS
+    uint32_t acc2[EDGE_SYSTOLIC_COLS];
+#endif
     uint32_t rterm[EDGE_SYSTOLIC_ROWS];
     uint32_t eb[EDGE_SYSTOLIC_COLS];
     edge_rq rq[EDGE_SYSTOLIC_COLS];
     double scale[EDGE_SYSTOLIC_COLS];
     uint8_t *o = (uint8_t *)out;
     const int32_t k = p->k, n = p->n;
-    const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
     for (int32_t r0 = 0; r0 < m; r0 += EDGE_SYSTOLIC_ROWS) {
         int32_t mr = m - r0 < EDGE_SYSTOLIC_ROWS ? m - r0 : EDGE_SYSTOLIC_ROWS;
         /* The fo * sum(A) row term: zero for symmetric (int8) weights. */
@@ -156,6 +180,20 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
                 else rq[c] = edge_rq_make(p->multiplier[i], p->shift[i]);
             }
             for (int32_t r = 0; r < mr; r++) {
+#ifdef EDGE_SYSTOLIC_VARIANT_2ROWS
+                if (!p->is_unsigned && r + 1 < mr) {
+                    systolic_tile_dot2_s8_variant((const int8_t *)rows[r0 + r],
+                                                  (const int8_t *)rows[r0 + r + 1],
+                                                  (const int8_t *)p->weights + (int64_t)c0 * k, k,
+                                                  k, nc, acc, acc2);
+                    emit_row(p, acc, rterm[r], eb, rq, scale, nc,
+                             o + (int64_t)(r0 + r) * out_stride + c0);
+                    r++;
+                    emit_row(p, acc2, rterm[r], eb, rq, scale, nc,
+                             o + (int64_t)(r0 + r) * out_stride + c0);
+                    continue;
+                }
+#endif
                 if (p->is_unsigned)
                     tile_dot_u8((const uint8_t *)rows[r0 + r],
                                 (const uint8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);
@@ -167,23 +205,8 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
                 else
                     TILE_DOT_S8((const int8_t *)rows[r0 + r],
                                 (const int8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);
-                uint8_t *dst = o + (int64_t)(r0 + r) * out_stride + c0;
-                const uint32_t rt = rterm[r];
-                /* int8 and uint8 results share their low byte. */
-                if (p->requant == SYSTOLIC_REQUANT_DOUBLE) {
-                    for (int32_t c = 0; c < nc; c++) {
-                        int32_t v = requant_double(acc[c] + rt + eb[c], scale[c]);
-                        v = (int32_t)((uint32_t)v + (uint32_t)oo);
-                        dst[c] = (uint8_t)((uint32_t)edge_clamp_i32(v, lo, hi) & 0xffu);
-                    }
-                } else {
-                    for (int32_t c = 0; c < nc; c++) {
-                        int32_t v = edge_rq_apply(acc[c] + rt + eb[c], rq[c].mult, rq[c].left,
-                                                  rq[c].right, rq[c].round, rq[c].neg);
-                        v = (int32_t)((uint32_t)v + (uint32_t)oo);
-                        dst[c] = (uint8_t)((uint32_t)edge_clamp_i32(v, lo, hi) & 0xffu);
-                    }
-                }
+                emit_row(p, acc, rterm[r], eb, rq, scale, nc,
+                         o + (int64_t)(r0 + r) * out_stride + c0);
             }
         }
     }

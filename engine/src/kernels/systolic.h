@@ -88,6 +88,13 @@ typedef struct systolic_params {
 void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, int32_t k,
                                   int32_t nc, uint32_t *acc);
 #endif
+/* A variant may also take two activation rows at once (register blocking:
+ * each weight word it loads feeds both rows): acc0 for a0, acc1 for a1. */
+#if defined(EDGE_SYSTOLIC_DSP)
+#define EDGE_SYSTOLIC_VARIANT_2ROWS 1
+void systolic_tile_dot2_s8_variant(const int8_t *a0, const int8_t *a1, const int8_t *w, int32_t ws,
+                                   int32_t k, int32_t nc, uint32_t *acc0, uint32_t *acc1);
+#endif
 
 /* eff_bias[i] = bias[i] + input_offset * sum_k W[i][k]
  *               + k * input_offset * filter_offset   (bias may be NULL).
