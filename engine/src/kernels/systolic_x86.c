@@ -201,6 +201,64 @@ void systolic_x86_panel_gemm(uint8_t level, const systolic_params *p, const uint
     panel_gemm_vnni(p, panel, mr, out, out_stride);
 }
 
+int systolic_x86_conv_ok(const systolic_x86_conv *g) {
+    if (g->group_in_c % 4 != 0) return 0;
+    /* Offsets reach from -(pad + dilated filter) rows and columns before
+     * the image to its end: keep all of them well inside int32. */
+    const int64_t row = (int64_t)g->in_w * g->in_c;
+    const int64_t span = ((int64_t)g->in_h + 2 * ((int64_t)g->k_h * g->dil_h + g->pad_h)) * row +
+                         2 * ((int64_t)g->k_w * g->dil_w + g->pad_w) * g->in_c;
+    return span < 0x40000000;
+}
+
+VNNI_FN void systolic_x86_panel_conv(uint8_t *panel, const int8_t *img, const systolic_x86_conv *g,
+                                     int32_t px0, int32_t mr, int32_t group) {
+    int32_t oy[16], ox[16];
+    int32_t y = px0 / g->out_w, x = px0 % g->out_w;
+    for (int32_t r = 0; r < 16; r++) {
+        oy[r] = y;
+        ox[r] = x;
+        if (++x == g->out_w) {
+            x = 0;
+            y++;
+        }
+    }
+    const __mmask16 live = (__mmask16)((1u << mr) - 1u);
+    const __m512i iy0 = _mm512_sub_epi32(
+        _mm512_mullo_epi32(_mm512_loadu_si512(oy), _mm512_set1_epi32(g->stride_h)),
+        _mm512_set1_epi32(g->pad_h));
+    const __m512i ix0 = _mm512_sub_epi32(
+        _mm512_mullo_epi32(_mm512_loadu_si512(ox), _mm512_set1_epi32(g->stride_w)),
+        _mm512_set1_epi32(g->pad_w));
+    const __m512i base = _mm512_add_epi32(
+        _mm512_mullo_epi32(_mm512_add_epi32(_mm512_mullo_epi32(iy0, _mm512_set1_epi32(g->in_w)), ix0),
+                           _mm512_set1_epi32(g->in_c)),
+        _mm512_set1_epi32(group * g->group_in_c));
+    const __m512i padv = _mm512_set1_epi32((int32_t)g->pad_word);
+    const __m512i x80 = _mm512_set1_epi32((int32_t)0x80808080u);
+    const __m512i in_h = _mm512_set1_epi32(g->in_h), in_w = _mm512_set1_epi32(g->in_w);
+    const int32_t words = g->group_in_c / 4;
+    uint8_t *dst = panel;
+    for (int32_t ky = 0; ky < g->k_h; ky++) {
+        const __m512i iy = _mm512_add_epi32(iy0, _mm512_set1_epi32(ky * g->dil_h));
+        const __mmask16 my = live & _mm512_cmpge_epi32_mask(iy, _mm512_setzero_si512()) &
+                             _mm512_cmplt_epi32_mask(iy, in_h);
+        for (int32_t kx = 0; kx < g->k_w; kx++) {
+            const __m512i ix = _mm512_add_epi32(ix0, _mm512_set1_epi32(kx * g->dil_w));
+            const __mmask16 m = my & _mm512_cmpge_epi32_mask(ix, _mm512_setzero_si512()) &
+                                _mm512_cmplt_epi32_mask(ix, in_w);
+            __m512i off = _mm512_add_epi32(
+                base, _mm512_set1_epi32((ky * g->dil_h * g->in_w + kx * g->dil_w) * g->in_c));
+            for (int32_t j = 0; j < words; j++) {
+                const __m512i v = _mm512_mask_i32gather_epi32(padv, m, off, img, 1);
+                _mm512_storeu_si512(dst, _mm512_xor_si512(v, x80));
+                dst += 64;
+                off = _mm512_add_epi32(off, _mm512_set1_epi32(4));
+            }
+        }
+    }
+}
+
 /* 64 k at a time; the weights' masked tail loads zeros, so the activation
  * bytes past k (also masked) contribute nothing. */
 VNNI_FN void systolic_x86_tile_dot(const int8_t *a, const int8_t *w, int32_t ws, int32_t k,

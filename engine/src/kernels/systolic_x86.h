@@ -50,6 +50,24 @@ void systolic_x86_bias_shift(const systolic_params *p, int32_t *eff_bias);
 /* Store activation row `row` (k int8) as panel row r (< 16). */
 void systolic_x86_panel_row(uint8_t *panel, int32_t r, const int8_t *row, int32_t k);
 
+/* A convolution's window geometry, for building panels straight from its
+ * input (NHWC int8) without an im2col row: the taps are in the filter's
+ * (ky, kx, c) order, c over group_in_c channels starting at g * group_in_c. */
+typedef struct systolic_x86_conv {
+    int32_t in_h, in_w, in_c, k_h, k_w, group_in_c;
+    int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w, out_w;
+    uint32_t pad_word; /* the input zero point in all four bytes */
+} systolic_x86_conv;
+
+/* Whether systolic_x86_panel_conv can serve a conv: group_in_c a multiple
+ * of 4 and every input offset inside int32. */
+int systolic_x86_conv_ok(const systolic_x86_conv *g);
+
+/* The panel of output pixels px0 .. px0 + mr - 1 (mr <= 16) of group g:
+ * AVX-512 gathers of four channels per tap, padding taps get pad_word. */
+void systolic_x86_panel_conv(uint8_t *panel, const int8_t *img, const systolic_x86_conv *g,
+                             int32_t px0, int32_t mr, int32_t group);
+
 /* C for the panel's first mr rows (all p->n channels): row r to
  * out + r * out_stride. p->bias must be shifted by systolic_x86_bias_shift. */
 void systolic_x86_panel_gemm(uint8_t level, const systolic_params *p, const uint8_t *panel,

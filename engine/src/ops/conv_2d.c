@@ -36,6 +36,8 @@ typedef struct conv_params {
     uint8_t pad_byte;     /* input zero point, as stored */
 #ifdef EDGE_SYSTOLIC_X86
     uint8_t x86; /* SYSTOLIC_X86_* chosen at prepare; the bias is shifted for it */
+    uint8_t x86_gather;       /* panels gathered straight from the input */
+    systolic_x86_conv x86_geom;
     uint32_t x86_row_off, x86_bias_off; /* scratch: im2col row, folded bias */
 #endif
 } conv_params;
@@ -233,6 +235,21 @@ static edge_status prepare(edge_op_ctx *c) {
         if (!systolic_x86_panel_ok(&whole)) x86 = SYSTOLIC_X86_NONE;
     }
     p->x86 = x86;
+    p->x86_geom.in_h = in_h;
+    p->x86_geom.in_w = in_w;
+    p->x86_geom.in_c = in_c;
+    p->x86_geom.k_h = k_h;
+    p->x86_geom.k_w = k_w;
+    p->x86_geom.group_in_c = f_in_c;
+    p->x86_geom.stride_h = stride_h;
+    p->x86_geom.stride_w = stride_w;
+    p->x86_geom.dil_h = dil_h;
+    p->x86_geom.dil_w = dil_w;
+    p->x86_geom.pad_h = p->pad_h;
+    p->x86_geom.pad_w = p->pad_w;
+    p->x86_geom.out_w = (int32_t)out_w;
+    p->x86_geom.pad_word = ((uint32_t)in_zp & 0xffu) * 0x01010101u;
+    p->x86_gather = (uint8_t)(x86 && systolic_x86_conv_ok(&p->x86_geom));
     p->x86_row_off = x86_row_off;
     p->x86_bias_off = x86_bias_off;
 #endif
@@ -293,7 +310,9 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
         for (int32_t px0 = 0; px0 < pixels; px0 += SYSTOLIC_X86_PANEL_ROWS) {
             const int32_t mr = pixels - px0 < SYSTOLIC_X86_PANEL_ROWS ? pixels - px0 : SYSTOLIC_X86_PANEL_ROWS;
             for (int32_t g = 0; g < p->groups; g++) {
-                for (int32_t r = 0; r < mr; r++) {
+                if (p->x86_gather)
+                    systolic_x86_panel_conv(panel, (const int8_t *)img, &p->x86_geom, px0, mr, g);
+                for (int32_t r = 0; r < mr && !p->x86_gather; r++) {
                     const int32_t oy = (px0 + r) / p->out_w, ox = (px0 + r) % p->out_w;
                     const uint8_t *row = rowbuf;
                     if (p->direct)
