@@ -159,8 +159,18 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
     double scale[EDGE_SYSTOLIC_COLS];
     uint8_t *o = (uint8_t *)out;
     const int32_t k = p->k, n = p->n;
+#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
+    /* Widened rows, k4 / 2 words each, when the op gave scratch. */
+    uint32_t *wide = p->is_unsigned ? 0 : (uint32_t *)p->scratch;
+    const int32_t wide_words = (k & ~3) / 2;
+#endif
     for (int32_t r0 = 0; r0 < m; r0 += EDGE_SYSTOLIC_ROWS) {
         int32_t mr = m - r0 < EDGE_SYSTOLIC_ROWS ? m - r0 : EDGE_SYSTOLIC_ROWS;
+#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
+        if (wide)
+            for (int32_t r = 0; r < mr; r++)
+                systolic_widen_row_variant((const int8_t *)rows[r0 + r], k, wide + r * wide_words);
+#endif
         /* The fo * sum(A) row term: zero for symmetric (int8) weights. */
         for (int32_t r = 0; r < mr; r++) {
             rterm[r] = 0;
@@ -182,6 +192,14 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
             for (int32_t r = 0; r < mr; r++) {
 #ifdef EDGE_SYSTOLIC_VARIANT_2ROWS
                 if (!p->is_unsigned && r + 1 < mr) {
+#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
+                    if (wide)
+                        systolic_tile_dot2_wide_variant(
+                            wide + r * wide_words, wide + (r + 1) * wide_words,
+                            (const int8_t *)rows[r0 + r], (const int8_t *)rows[r0 + r + 1],
+                            (const int8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc, acc2);
+                    else
+#endif
                     systolic_tile_dot2_s8_variant((const int8_t *)rows[r0 + r],
                                                   (const int8_t *)rows[r0 + r + 1],
                                                   (const int8_t *)p->weights + (int64_t)c0 * k, k,

@@ -230,6 +230,102 @@ void systolic_tile_dot2_s8_variant(const int8_t *a0, const int8_t *a1, const int
     }
 }
 
+void systolic_widen_row_variant(const int8_t *a, int32_t k, uint32_t *dst) {
+    const int32_t k4 = k & ~3;
+    for (int32_t i = 0; i < k4; i += 4) {
+        const uint32_t v = load4(a + i);
+        dst[i / 2] = (uint32_t)even_s16(v);
+        dst[i / 2 + 1] = (uint32_t)odd_s16(v);
+    }
+}
+
+/* One group of four k for widened rows x0, x1 and channels w0, w1: 16
+ * instructions (LDRD brings a row's four widened activations). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+#define DOT2W_ASM_STEP                                                                             \
+    "ldr    %[o0], [%[p0]], #4\n\t"                                                                \
+    "sxtb16 %[e0], %[o0]\n\t"                                                                     \
+    "sxtb16 %[o0], %[o0], ror #8\n\t"                                                             \
+    "ldr    %[o1], [%[p1]], #4\n\t"                                                                \
+    "sxtb16 %[e1], %[o1]\n\t"                                                                     \
+    "sxtb16 %[o1], %[o1], ror #8\n\t"                                                             \
+    "ldrd   %[xe], %[xo], [%[px0]], #8\n\t"                                                        \
+    "smlad  %[s00], %[xe], %[e0], %[s00]\n\t"                                                     \
+    "smlad  %[s00], %[xo], %[o0], %[s00]\n\t"                                                     \
+    "smlad  %[s01], %[xe], %[e1], %[s01]\n\t"                                                     \
+    "smlad  %[s01], %[xo], %[o1], %[s01]\n\t"                                                     \
+    "ldrd   %[xe], %[xo], [%[px1]], #8\n\t"                                                        \
+    "smlad  %[s10], %[xe], %[e0], %[s10]\n\t"                                                     \
+    "smlad  %[s10], %[xo], %[o0], %[s10]\n\t"                                                     \
+    "smlad  %[s11], %[xe], %[e1], %[s11]\n\t"                                                     \
+    "smlad  %[s11], %[xo], %[o1], %[s11]\n\t"
+#endif
+
+static inline void dot2w(const uint32_t *x0, const uint32_t *x1, const int8_t *w0,
+                         const int8_t *w1, int32_t k4, int32_t *s) {
+    int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0, done = 0;
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+    const int32_t k8 = k4 & ~7;
+    if (k8 > 0) {
+        const uint32_t *px0 = x0, *px1 = x1;
+        const int8_t *p0 = w0, *p1 = w1;
+        const uint32_t *const end = x0 + k8 / 2;
+        uint32_t e0, o0, e1, o1, xe, xo;
+        __asm__ volatile("1:\n\t" DOT2W_ASM_STEP DOT2W_ASM_STEP
+                         "ldr    %[xe], %[end]\n\t"
+                         "cmp    %[px0], %[xe]\n\t"
+                         "bne    1b\n\t"
+                         : [px0] "+&r"(px0), [px1] "+&r"(px1), [p0] "+&r"(p0), [p1] "+&r"(p1),
+                           [s00] "+&r"(s00), [s01] "+&r"(s01), [s10] "+&r"(s10), [s11] "+&r"(s11),
+                           [e0] "=&r"(e0), [o0] "=&r"(o0), [e1] "=&r"(e1), [o1] "=&r"(o1),
+                           [xe] "=&r"(xe), [xo] "=&r"(xo)
+                         : [end] "m"(end)
+                         : "cc", "memory");
+        done = k8;
+    }
+#endif
+    for (int32_t i = done; i < k4; i += 4) {
+        const uint32_t v0 = load4(w0 + i), v1 = load4(w1 + i);
+        const int16x2_t e0 = even_s16(v0), o0 = odd_s16(v0), e1 = even_s16(v1), o1 = odd_s16(v1);
+        const int16x2_t a02 = (int16x2_t)x0[i / 2], a13 = (int16x2_t)x0[i / 2 + 1];
+        const int16x2_t b02 = (int16x2_t)x1[i / 2], b13 = (int16x2_t)x1[i / 2 + 1];
+        s00 = __smlad(a13, o0, __smlad(a02, e0, s00));
+        s01 = __smlad(a13, o1, __smlad(a02, e1, s01));
+        s10 = __smlad(b13, o0, __smlad(b02, e0, s10));
+        s11 = __smlad(b13, o1, __smlad(b02, e1, s11));
+    }
+    s[0] = s00;
+    s[1] = s01;
+    s[2] = s10;
+    s[3] = s11;
+}
+
+void systolic_tile_dot2_wide_variant(const uint32_t *x0, const uint32_t *x1, const int8_t *a0,
+                                     const int8_t *a1, const int8_t *w, int32_t ws, int32_t k,
+                                     int32_t nc, uint32_t *acc0, uint32_t *acc1) {
+    const int32_t k4 = k & ~3;
+    int32_t c = 0, s[4];
+    for (; c + 2 <= nc; c += 2) {
+        const int8_t *w0 = w + c * ws, *w1 = w0 + ws;
+        dot2w(x0, x1, w0, w1, k4, s);
+        uint32_t t00 = 0, t01 = 0, t10 = 0, t11 = 0;
+        if (k4 < k) {
+            t00 = dot_tail(a0, w0, k4, k);
+            t01 = dot_tail(a0, w1, k4, k);
+            t10 = dot_tail(a1, w0, k4, k);
+            t11 = dot_tail(a1, w1, k4, k);
+        }
+        acc0[c] = (uint32_t)s[0] + t00;
+        acc0[c + 1] = (uint32_t)s[1] + t01;
+        acc1[c] = (uint32_t)s[2] + t10;
+        acc1[c + 1] = (uint32_t)s[3] + t11;
+    }
+    if (c < nc) {
+        systolic_tile_dot_s8_variant(a0, w + c * ws, ws, k, nc - c, acc0 + c);
+        systolic_tile_dot_s8_variant(a1, w + c * ws, ws, k, nc - c, acc1 + c);
+    }
+}
+
 #else
 /* ISO C wants at least one declaration in a translation unit. */
 typedef int systolic_dsp_unused;

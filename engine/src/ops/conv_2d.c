@@ -31,6 +31,8 @@ typedef struct conv_params {
     int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
     uint32_t bias_off, mult_off, shift_off; /* byte offsets inside the params block */
     uint32_t scratch_bias_off;              /* where eval folds the bias when not const */
+    uint32_t wide_off;    /* scratch for the kernel variant (systolic_scratch_bytes) */
+    uint8_t wide;         /* the variant gets that scratch */
     uint8_t direct;       /* 1x1 filter: rows come straight from the input */
     uint8_t fold_at_eval; /* weights or bias are not constant */
     uint8_t pad_byte;     /* input zero point, as stored */
@@ -154,9 +156,12 @@ static edge_status prepare(edge_op_ctx *c) {
     const uint32_t im2col_bytes = im2col;
 #endif
 
+    const uint32_t wide_bytes = is_u8 || k > 0x1000000 ? 0u : systolic_scratch_bytes(k);
+    const uint32_t wide_off =
+        ((fold_at_eval ? scratch_bias_off + 4u * (uint32_t)out_c : im2col_bytes) + 3u) & ~3u;
     if (!c->params) {
         op->params_bytes = shift_off + n_mult;
-        op->scratch_bytes = fold_at_eval ? scratch_bias_off + 4u * (uint32_t)out_c : im2col_bytes;
+        op->scratch_bytes = wide_off + wide_bytes;
         op->macs = (uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w * (uint64_t)out_c * (uint64_t)k;
         op->systolic = 1;
         op->array_cycles = (uint64_t)groups *
@@ -222,6 +227,8 @@ static edge_status prepare(edge_op_ctx *c) {
     p->mult_off = mult_off;
     p->shift_off = shift_off;
     p->scratch_bias_off = scratch_bias_off;
+    p->wide_off = wide_off;
+    p->wide = wide_bytes != 0;
     p->direct = (uint8_t)direct;
     p->fold_at_eval = (uint8_t)fold_at_eval;
     p->pad_byte = (uint8_t)((uint32_t)in_zp & 0xffu);
@@ -395,6 +402,7 @@ static edge_status eval(edge_op_ctx *c) {
                 sp.bias = eff_bias + (size_t)g * (size_t)gn;
                 sp.multiplier = p->sp.per_channel ? mult + (size_t)g * (size_t)gn : mult;
                 sp.shift = p->sp.per_channel ? shift + (size_t)g * (size_t)gn : shift;
+                sp.scratch = p->wide ? scratch + p->wide_off : 0;
                 systolic_gemm(&sp, rows, mr, out_img + (size_t)px0 * (size_t)p->out_c + (size_t)g * (size_t)gn,
                               p->out_c);
             }
