@@ -125,10 +125,38 @@ void systolic_fold_bias(const systolic_params *p, const int32_t *bias, int32_t *
 #define TILE_DOT_S8 tile_dot_s8
 #endif
 
+/* A tile column's fixed-point requantization constants in 32-bit words
+ * (requant.h's edge_rq_apply, split for 32-bit cores). */
+typedef struct rq32 {
+    int32_t mult, left, right;
+    uint32_t round, mask, neg;
+} rq32;
+
+static inline rq32 rq32_make(int32_t mult, int32_t shift) {
+    const edge_rq r = edge_rq_make(mult, shift);
+    rq32 q;
+    q.mult = r.mult;
+    q.left = r.left;
+    q.right = r.right;
+    q.round = (uint32_t)r.round;
+    q.neg = (uint32_t)r.neg;
+    q.mask = 2u * q.round - q.neg;
+    return q;
+}
+
+/* edge_rq_apply for a multiplier other than INT32_MIN, which never reaches
+ * the saturating case: the same steps without it. */
+static inline int32_t rq32_apply(uint32_t acc, const rq32 *q) {
+    const int64_t ab = (int64_t)(int32_t)(acc << q->left) * (int64_t)q->mult + ((int64_t)1 << 30);
+    const int32_t h = (int32_t)(uint32_t)((uint64_t)ab >> 31);
+    const uint32_t t = ((uint32_t)h & q->mask) + q->round - (((uint32_t)h >> 31) & q->neg);
+    return (h >> q->right) + (int32_t)(t >> q->right);
+}
+
 /* Bias, requantization, output offset and clamp of one tile row:
  * int8 and uint8 results share their low byte. */
 static inline void emit_row(const systolic_params *p, const uint32_t *acc, uint32_t rt,
-                            const uint32_t *eb, const edge_rq *rq, const double *scale,
+                            const uint32_t *eb, const rq32 *rq, int nosat, const double *scale,
                             int32_t nc, uint8_t *dst) {
     const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
     if (p->requant == SYSTOLIC_REQUANT_DOUBLE) {
@@ -137,10 +165,16 @@ static inline void emit_row(const systolic_params *p, const uint32_t *acc, uint3
             v = (int32_t)((uint32_t)v + (uint32_t)oo);
             dst[c] = (uint8_t)((uint32_t)edge_clamp_i32(v, lo, hi) & 0xffu);
         }
+    } else if (nosat) {
+        for (int32_t c = 0; c < nc; c++) {
+            int32_t v = rq32_apply(acc[c] + rt + eb[c], &rq[c]);
+            v = (int32_t)((uint32_t)v + (uint32_t)oo);
+            dst[c] = (uint8_t)((uint32_t)edge_clamp_i32(v, lo, hi) & 0xffu);
+        }
     } else {
         for (int32_t c = 0; c < nc; c++) {
             int32_t v = edge_rq_apply(acc[c] + rt + eb[c], rq[c].mult, rq[c].left, rq[c].right,
-                                      rq[c].round, rq[c].neg);
+                                      (int32_t)rq[c].round, (int64_t)rq[c].neg);
             v = (int32_t)((uint32_t)v + (uint32_t)oo);
             dst[c] = (uint8_t)((uint32_t)edge_clamp_i32(v, lo, hi) & 0xffu);
         }
@@ -155,7 +189,7 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
 #endif
     uint32_t rterm[EDGE_SYSTOLIC_ROWS];
     uint32_t eb[EDGE_SYSTOLIC_COLS];
-    edge_rq rq[EDGE_SYSTOLIC_COLS];
+    rq32 rq[EDGE_SYSTOLIC_COLS];
     double scale[EDGE_SYSTOLIC_COLS];
     uint8_t *o = (uint8_t *)out;
     const int32_t k = p->k, n = p->n;
@@ -183,11 +217,16 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
         for (int32_t c0 = 0; c0 < n; c0 += EDGE_SYSTOLIC_COLS) {
             int32_t nc = n - c0 < EDGE_SYSTOLIC_COLS ? n - c0 : EDGE_SYSTOLIC_COLS;
             /* The tile column's bias and requantization constants, hoisted. */
+            int nosat = 1;
             for (int32_t c = 0; c < nc; c++) {
                 const int32_t i = p->per_channel ? c0 + c : 0;
                 eb[c] = p->bias ? (uint32_t)p->bias[c0 + c] : 0u;
-                if (p->requant == SYSTOLIC_REQUANT_DOUBLE) scale[c] = p->scale[i];
-                else rq[c] = edge_rq_make(p->multiplier[i], p->shift[i]);
+                if (p->requant == SYSTOLIC_REQUANT_DOUBLE) {
+                    scale[c] = p->scale[i];
+                } else {
+                    rq[c] = rq32_make(p->multiplier[i], p->shift[i]);
+                    nosat &= p->multiplier[i] != INT32_MIN;
+                }
             }
             for (int32_t r = 0; r < mr; r++) {
 #ifdef EDGE_SYSTOLIC_VARIANT_2ROWS
@@ -204,10 +243,10 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
                                                   (const int8_t *)rows[r0 + r + 1],
                                                   (const int8_t *)p->weights + (int64_t)c0 * k, k,
                                                   k, nc, acc, acc2);
-                    emit_row(p, acc, rterm[r], eb, rq, scale, nc,
+                    emit_row(p, acc, rterm[r], eb, rq, nosat, scale, nc,
                              o + (int64_t)(r0 + r) * out_stride + c0);
                     r++;
-                    emit_row(p, acc2, rterm[r], eb, rq, scale, nc,
+                    emit_row(p, acc2, rterm[r], eb, rq, nosat, scale, nc,
                              o + (int64_t)(r0 + r) * out_stride + c0);
                     continue;
                 }
@@ -223,7 +262,7 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
                 else
                     TILE_DOT_S8((const int8_t *)rows[r0 + r],
                                 (const int8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);
-                emit_row(p, acc, rterm[r], eb, rq, scale, nc,
+                emit_row(p, acc, rterm[r], eb, rq, nosat, scale, nc,
                          o + (int64_t)(r0 + r) * out_stride + c0);
             }
         }
