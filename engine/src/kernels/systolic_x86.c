@@ -16,10 +16,20 @@
 
 uint8_t systolic_x86_level(void) {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni"))
+    if (EDGE_X86_MAX_LEVEL >= 2 && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512vnni"))
         return SYSTOLIC_X86_VNNI;
+    if (EDGE_X86_MAX_LEVEL >= 1 && __builtin_cpu_supports("avx2")) return SYSTOLIC_X86_AVX2;
     return SYSTOLIC_X86_NONE;
+}
+
+int systolic_x86_weights_ok(const systolic_params *p) {
+    const int8_t *w = (const int8_t *)p->weights;
+    const int64_t count = (int64_t)p->n * p->k;
+    for (int64_t i = 0; i < count; i++)
+        if (w[i] == -128) return 0;
+    return 1;
 }
 
 int systolic_x86_panel_ok(const systolic_params *p) {
@@ -45,19 +55,19 @@ void systolic_x86_bias_shift(const systolic_params *p, int32_t *eff_bias) {
     }
 }
 
-void systolic_x86_panel_row(uint8_t *panel, int32_t r, const int8_t *row, int32_t k) {
+void systolic_x86_panel_row(uint8_t *panel, int32_t r, const int8_t *row, int32_t k, uint32_t flip) {
     uint8_t *dst = panel + 4 * r;
     int32_t q = 0;
     for (; 4 * q + 4 <= k; q++) {
         uint32_t v;
         __builtin_memcpy(&v, row + 4 * q, 4);
-        v ^= 0x80808080u;
+        v ^= flip;
         __builtin_memcpy(dst + 4 * SYSTOLIC_X86_PANEL_ROWS * q, &v, 4);
     }
     if (k & 3) {
         uint32_t v = 0; /* bytes past k stay 0: they add nothing */
         for (int32_t i = 0; 4 * q + i < k; i++)
-            v |= ((uint32_t)(uint8_t)row[4 * q + i] ^ 0x80u) << (8 * i);
+            v |= ((uint32_t)(uint8_t)row[4 * q + i] ^ (flip & 0xffu)) << (8 * i);
         __builtin_memcpy(dst + 4 * SYSTOLIC_X86_PANEL_ROWS * q, &v, 4);
     }
 }
@@ -195,10 +205,141 @@ VNNI_FN static void panel_gemm_vnni(const systolic_params *p, const uint8_t *pan
     }
 }
 
+/* ---- AVX2 ---- */
+
+#define AVX2_FN __attribute__((target("avx2")))
+#define INLINE_AVX2_FN static inline __attribute__((always_inline, target("avx2")))
+
+/* rq_vec on 8 lanes (see there). */
+INLINE_AVX2_FN __m256i rq_vec8(__m256i x, edge_rq rq) {
+    const __m256i m = _mm256_set1_epi32(rq.mult);
+    const __m256i half = _mm256_set1_epi64x((long long)1 << 30);
+    x = _mm256_sll_epi32(x, _mm_cvtsi32_si128(rq.left));
+    __m256i e = _mm256_add_epi64(_mm256_mul_epi32(x, m), half);
+    __m256i o = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), m), half);
+    e = _mm256_srli_epi64(e, 31);
+    o = _mm256_slli_epi64(o, 1);
+    const __m256i h = _mm256_blend_epi32(e, o, 0xAA);
+    const __m128i sr = _mm_cvtsi32_si128(rq.right);
+    const uint32_t mask = rq.right > 0 ? ((uint32_t)1 << rq.right) - 1u : 0u;
+    __m256i t = _mm256_and_si256(h, _mm256_set1_epi32((int32_t)mask));
+    t = _mm256_add_epi32(t, _mm256_set1_epi32(rq.round));
+    t = _mm256_sub_epi32(t, _mm256_and_si256(_mm256_srli_epi32(h, 31),
+                                             _mm256_set1_epi32((int32_t)rq.neg)));
+    return _mm256_add_epi32(_mm256_sra_epi32(h, sr), _mm256_srl_epi32(t, sr));
+}
+
+/* 16 x 16 byte transpose (SSE2 only), for the AVX2 functions. */
+INLINE_AVX2_FN void transpose16_avx2(const __m128i *in, __m128i *out) {
+    __m128i b[16], c[16], d[16];
+    for (int i = 0; i < 8; i++) {
+        b[2 * i] = _mm_unpacklo_epi8(in[2 * i], in[2 * i + 1]);
+        b[2 * i + 1] = _mm_unpackhi_epi8(in[2 * i], in[2 * i + 1]);
+    }
+    for (int g = 0; g < 4; g++) {
+        const __m128i *s = b + 4 * g;
+        c[4 * g] = _mm_unpacklo_epi16(s[0], s[2]);
+        c[4 * g + 1] = _mm_unpackhi_epi16(s[0], s[2]);
+        c[4 * g + 2] = _mm_unpacklo_epi16(s[1], s[3]);
+        c[4 * g + 3] = _mm_unpackhi_epi16(s[1], s[3]);
+    }
+    for (int g = 0; g < 2; g++) {
+        const __m128i *s = c + 8 * g;
+        for (int i = 0; i < 4; i++) {
+            d[8 * g + 2 * i] = _mm_unpacklo_epi32(s[i], s[i + 4]);
+            d[8 * g + 2 * i + 1] = _mm_unpackhi_epi32(s[i], s[i + 4]);
+        }
+    }
+    for (int i = 0; i < 8; i++) {
+        out[2 * i] = _mm_unpacklo_epi64(d[i], d[i + 8]);
+        out[2 * i + 1] = _mm_unpackhi_epi64(d[i], d[i + 8]);
+    }
+}
+
+/* a*w for 4 k in each int32 lane, exactly (|a| <= 128, |w| <= 127). */
+INLINE_AVX2_FN __m256i dot4_avx2(__m256i acc, __m256i ax, __m256i x, __m256i wb, __m256i ones) {
+    const __m256i p = _mm256_maddubs_epi16(ax, _mm256_sign_epi8(wb, x));
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(p, ones));
+}
+
+/* acc[2j] (rows 0-7) and acc[2j+1] (rows 8-15) for channels j < J. */
+#define DEFINE_DOT_AVX2(J)                                                                        \
+    INLINE_AVX2_FN void dot_avx2_##J(const uint8_t *panel, const int8_t *w, int32_t k,          \
+                                     __m256i *acc) {                                             \
+        const int32_t kq = (k + 3) >> 2, kf = k >> 2;                                            \
+        const __m256i ones = _mm256_set1_epi16(1);                                               \
+        __m256i a[2 * J];                                                                        \
+        _Pragma("GCC unroll 8") for (int j = 0; j < 2 * J; j++) a[j] = _mm256_setzero_si256();   \
+        for (int32_t q = 0; q < kq; q++) {                                                       \
+            const __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)(panel + 64 * q)); \
+            const __m256i x1 =                                                                   \
+                _mm256_loadu_si256((const __m256i *)(const void *)(panel + 64 * q + 32));        \
+            const __m256i ax0 = _mm256_abs_epi8(x0), ax1 = _mm256_abs_epi8(x1);                  \
+            _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) {                                \
+                const int8_t *wj = w + j * k + 4 * q;                                            \
+                const __m256i wb = _mm256_set1_epi32(                                            \
+                    (int32_t)(q < kf ? load4(wj) : load_tail(wj, k & 3)));                       \
+                a[2 * j] = dot4_avx2(a[2 * j], ax0, x0, wb, ones);                               \
+                a[2 * j + 1] = dot4_avx2(a[2 * j + 1], ax1, x1, wb, ones);                       \
+            }                                                                                    \
+        }                                                                                        \
+        _Pragma("GCC unroll 8") for (int j = 0; j < 2 * J; j++) acc[j] = a[j];                   \
+    }
+DEFINE_DOT_AVX2(4)
+DEFINE_DOT_AVX2(1)
+
+/* 8 int32 lanes (already clamped to int8) to 8 bytes in the low half. */
+INLINE_AVX2_FN __m128i narrow8(__m256i v) {
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return _mm_packs_epi16(w, w);
+}
+
+AVX2_FN static void panel_gemm_avx2(const systolic_params *p, const uint8_t *panel, int32_t mr,
+                                    int8_t *out, int32_t out_stride) {
+    const int32_t k = p->k, n = p->n;
+    const int8_t *w = (const int8_t *)p->weights;
+    const __m256i oo = _mm256_set1_epi32(p->output_offset);
+    const __m256i lo = _mm256_set1_epi32(p->act_min), hi = _mm256_set1_epi32(p->act_max);
+    __m256i acc[32];
+    __m128i tile[16], rows[16];
+    for (int32_t c0 = 0; c0 < n; c0 += 16) {
+        const int32_t nc = n - c0 < 16 ? n - c0 : 16;
+        const int8_t *wc = w + (int64_t)c0 * k;
+        int32_t j = 0;
+        for (; j + 4 <= nc; j += 4) dot_avx2_4(panel, wc + (int64_t)j * k, k, acc + 2 * j);
+        for (; j < nc; j++) dot_avx2_1(panel, wc + (int64_t)j * k, k, acc + 2 * j);
+        for (j = 0; j < 16; j++) {
+            if (j >= nc) {
+                tile[j] = _mm_setzero_si128();
+                continue;
+            }
+            const int32_t c = c0 + j, i = p->per_channel ? c : 0;
+            const edge_rq rq = edge_rq_make(p->multiplier[i], p->shift[i]);
+            const __m256i b = _mm256_set1_epi32(p->bias ? p->bias[c] : 0);
+            __m256i v0 = _mm256_add_epi32(rq_vec8(_mm256_add_epi32(acc[2 * j], b), rq), oo);
+            __m256i v1 = _mm256_add_epi32(rq_vec8(_mm256_add_epi32(acc[2 * j + 1], b), rq), oo);
+            v0 = _mm256_min_epi32(_mm256_max_epi32(v0, lo), hi);
+            v1 = _mm256_min_epi32(_mm256_max_epi32(v1, lo), hi);
+            tile[j] = _mm_unpacklo_epi64(narrow8(v0), narrow8(v1));
+        }
+        transpose16_avx2(tile, rows);
+        for (int32_t r = 0; r < mr; r++) {
+            int8_t *dst = out + (int64_t)r * out_stride + c0;
+            if (nc == 16) {
+                _mm_storeu_si128((__m128i *)(void *)dst, rows[r]);
+            } else {
+                int8_t b16[16];
+                _mm_storeu_si128((__m128i *)(void *)b16, rows[r]);
+                for (int32_t c = 0; c < nc; c++) dst[c] = b16[c];
+            }
+        }
+    }
+}
+
 void systolic_x86_panel_gemm(uint8_t level, const systolic_params *p, const uint8_t *panel,
                              int32_t mr, int8_t *out, int32_t out_stride) {
-    (void)level;
-    panel_gemm_vnni(p, panel, mr, out, out_stride);
+    if (level == SYSTOLIC_X86_VNNI) panel_gemm_vnni(p, panel, mr, out, out_stride);
+    else panel_gemm_avx2(p, panel, mr, out, out_stride);
 }
 
 int systolic_x86_conv_ok(const systolic_x86_conv *g) {

@@ -16,6 +16,11 @@
  *   sum (a + 128) * w = sum a * w + 128 * sum w,
  * the effective bias is lowered by 128 * sum_k W[n][k] at prepare
  * (systolic_x86_bias_shift); in int32 wrap-around arithmetic that is exact.
+ *
+ * Without VNNI, AVX2 keeps the activations as they are and multiplies
+ * |a| (unsigned, <= 128) by w * sign(a) with vpmaddubsw: each pair sum is at
+ * most 2 * 128 * 127 < 2^15, so its int16 saturation never triggers, as
+ * long as no weight is -128 (systolic_x86_weights_ok, checked at prepare).
  * Requantization (requant.h's branch-free form) is vectorised across the 16
  * rows of one channel and the 16 x 16 result is transposed into the output.
  */
@@ -27,7 +32,13 @@
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(EDGE_NO_X86_SIMD)
 #define EDGE_SYSTOLIC_X86 1
 
-enum { SYSTOLIC_X86_NONE = 0, SYSTOLIC_X86_VNNI = 2 };
+enum { SYSTOLIC_X86_NONE = 0, SYSTOLIC_X86_AVX2 = 1, SYSTOLIC_X86_VNNI = 2 };
+
+/* The highest variant the engine may pick (tests build with 1 to run the
+ * AVX2 kernel on a VNNI machine, 0 for the portable one). */
+#ifndef EDGE_X86_MAX_LEVEL
+#define EDGE_X86_MAX_LEVEL 2
+#endif
 
 /* Rows in one panel (the vector width in int32 lanes). */
 #define SYSTOLIC_X86_PANEL_ROWS 16
@@ -47,8 +58,18 @@ static inline uint32_t systolic_x86_panel_bytes(int32_t k) {
 /* eff_bias[c] -= 128 * sum_k W[c][k] (int8 weights p->weights, p->n x p->k). */
 void systolic_x86_bias_shift(const systolic_params *p, int32_t *eff_bias);
 
-/* Store activation row `row` (k int8) as panel row r (< 16). */
-void systolic_x86_panel_row(uint8_t *panel, int32_t r, const int8_t *row, int32_t k);
+/* Whether no weight of p (int8, p->n x p->k) is -128: the AVX2 kernel's
+ * condition. */
+int systolic_x86_weights_ok(const systolic_params *p);
+
+/* The XOR a level's panels apply to activation bytes. */
+static inline uint32_t systolic_x86_panel_flip(uint8_t level) {
+    return level == SYSTOLIC_X86_VNNI ? 0x80808080u : 0u;
+}
+
+/* Store activation row `row` (k int8) as panel row r (< 16), each word
+ * XORed with flip (systolic_x86_panel_flip). */
+void systolic_x86_panel_row(uint8_t *panel, int32_t r, const int8_t *row, int32_t k, uint32_t flip);
 
 /* A convolution's window geometry, for building panels straight from its
  * input (NHWC int8) without an im2col row: the taps are in the filter's

@@ -239,7 +239,11 @@ static edge_status prepare(edge_op_ctx *c) {
         whole.n = out_c;
         whole.multiplier = mult;
         whole.shift = shift;
+        whole.weights = filt->t.data;
         if (!systolic_x86_panel_ok(&whole)) x86 = SYSTOLIC_X86_NONE;
+        /* AVX2 needs weights known (constant) and free of -128. */
+        if (x86 == SYSTOLIC_X86_AVX2 && (!filt->is_const || !systolic_x86_weights_ok(&whole)))
+            x86 = SYSTOLIC_X86_NONE;
     }
     p->x86 = x86;
     p->x86_geom.in_h = in_h;
@@ -256,7 +260,7 @@ static edge_status prepare(edge_op_ctx *c) {
     p->x86_geom.pad_w = p->pad_w;
     p->x86_geom.out_w = (int32_t)out_w;
     p->x86_geom.pad_word = ((uint32_t)in_zp & 0xffu) * 0x01010101u;
-    p->x86_gather = (uint8_t)(x86 && systolic_x86_conv_ok(&p->x86_geom));
+    p->x86_gather = (uint8_t)(x86 == SYSTOLIC_X86_VNNI && systolic_x86_conv_ok(&p->x86_geom));
     p->x86_row_off = x86_row_off;
     p->x86_bias_off = x86_bias_off;
 #endif
@@ -267,7 +271,7 @@ static edge_status prepare(edge_op_ctx *c) {
         systolic_fold_bias(&whole, bias ? (const int32_t *)bias->t.data : 0,
                            (int32_t *)(base + bias_off));
 #ifdef EDGE_SYSTOLIC_X86
-        if (x86) systolic_x86_bias_shift(&whole, (int32_t *)(base + bias_off));
+        if (x86 == SYSTOLIC_X86_VNNI) systolic_x86_bias_shift(&whole, (int32_t *)(base + bias_off));
 #endif
     }
     return EDGE_OK;
@@ -341,7 +345,8 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
                               (size_t)g * (size_t)p->group_in_c;
                     else
                         im2col_row(p, img, oy, ox, g, rowbuf);
-                    systolic_x86_panel_row(panel, r, (const int8_t *)row, p->k);
+                    systolic_x86_panel_row(panel, r, (const int8_t *)row, p->k,
+                                           systolic_x86_panel_flip(p->x86));
                 }
                 systolic_params sp = p->sp;
                 sp.weights = filt + (size_t)g * (size_t)gn * (size_t)p->k;
@@ -376,7 +381,7 @@ static edge_status eval(edge_op_ctx *c) {
         whole.weights = filt;
         systolic_fold_bias(&whole, bias_t ? (const int32_t *)bias_t->t.data : 0, fb);
 #ifdef EDGE_SYSTOLIC_X86
-        if (p->x86) systolic_x86_bias_shift(&whole, fb);
+        if (p->x86 == SYSTOLIC_X86_VNNI) systolic_x86_bias_shift(&whole, fb);
 #endif
         eff_bias = fb;
     }

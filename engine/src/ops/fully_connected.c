@@ -137,7 +137,9 @@ static edge_status prepare(edge_op_ctx *c) {
     sp->requant = EDGE_FC_REQUANT_DOUBLE ? SYSTOLIC_REQUANT_DOUBLE : SYSTOLIC_REQUANT_FIXED;
     sp->is_unsigned = (uint8_t)is_u8;
 #ifdef EDGE_SYSTOLIC_X86
-    sp->simd = is_u8 ? (uint8_t)SYSTOLIC_X86_NONE : systolic_x86_level();
+    /* The x86 tile is VNNI's; AVX2-only hosts keep the portable one. */
+    sp->simd = !is_u8 && systolic_x86_level() == SYSTOLIC_X86_VNNI ? (uint8_t)SYSTOLIC_X86_VNNI
+                                                                   : (uint8_t)SYSTOLIC_X86_NONE;
 #endif
     p->batch = (int32_t)batch;
     p->scale_off = scale_off;
