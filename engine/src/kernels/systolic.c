@@ -193,6 +193,12 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
     double scale[EDGE_SYSTOLIC_COLS];
     uint8_t *o = (uint8_t *)out;
     const int32_t k = p->k, n = p->n;
+#ifdef EDGE_SYSTOLIC_X86
+    if (p->simd && !p->is_unsigned && p->requant == SYSTOLIC_REQUANT_DOUBLE) {
+        systolic_x86_gemm_double(p, rows, m, out, out_stride);
+        return;
+    }
+#endif
 #ifdef EDGE_SYSTOLIC_VARIANT_WIDE
     /* Widened rows, k4 / 2 words each, when the op gave scratch. */
     uint32_t *wide = p->is_unsigned ? 0 : (uint32_t *)p->scratch;

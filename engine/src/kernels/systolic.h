@@ -72,8 +72,10 @@ typedef struct systolic_params {
     uint8_t is_unsigned; /* activations, weights and outputs are uint8 */
     uint8_t simd;        /* run-time int8 tile chosen at prepare (x86: SYSTOLIC_X86_*,
                           * bias lowered by 128 * sum W); 0 = the build's tile */
+#if defined(EDGE_SYSTOLIC_DSP)
     void *scratch;       /* systolic_scratch_bytes(k) of 4-aligned scratch for the
                           * variant, or NULL (it then works without) */
+#endif
 } systolic_params;
 
 /* Accelerated variants, chosen at build time by defining one of

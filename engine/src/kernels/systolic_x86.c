@@ -434,6 +434,62 @@ VNNI_FN void systolic_x86_tile_dot(const int8_t *a, const int8_t *w, int32_t ws,
     }
 }
 
+/* edge_round (half away from zero) on 8 doubles: trunc, then one step away
+ * from zero when the dropped part is >= 0.5; NaN and infinities fall through
+ * (the comparison is false) to the conversion's INT32_MIN, as the scalar. */
+INLINE_VNNI_FN __m512d round_away(__m512d x) {
+    const __m512d t = _mm512_roundscale_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __m512d d = _mm512_abs_pd(_mm512_sub_pd(x, t));
+    const __mmask8 up = _mm512_cmp_pd_mask(d, _mm512_set1_pd(0.5), _CMP_GE_OQ);
+    const __m512d one = _mm512_castsi512_pd(_mm512_or_si512(
+        _mm512_and_si512(_mm512_castpd_si512(x), _mm512_set1_epi64((long long)0x8000000000000000ull)),
+        _mm512_castpd_si512(_mm512_set1_pd(1.0))));
+    return _mm512_mask_add_pd(t, up, t, one);
+}
+
+VNNI_FN void systolic_x86_gemm_double(const systolic_params *p, const void *const *rows, int32_t m,
+                                      void *out, int32_t out_stride) {
+    const int32_t k = p->k, n = p->n;
+    const int8_t *w = (const int8_t *)p->weights;
+    const __m512i oo = _mm512_set1_epi32(p->output_offset);
+    const __m512i lo = _mm512_set1_epi32(p->act_min), hi = _mm512_set1_epi32(p->act_max);
+    uint32_t acc[16];
+    for (int32_t r = 0; r < m; r++) {
+        const int8_t *a = (const int8_t *)rows[r];
+        uint32_t rt = 0; /* the fo * sum(A) row term */
+        if (p->filter_offset != 0) {
+            for (int32_t i = 0; i < k; i++) {
+                const int32_t v = a[i];
+                rt += (uint32_t)v;
+            }
+            rt *= (uint32_t)p->filter_offset;
+        }
+        int8_t *dst = (int8_t *)out + (int64_t)r * out_stride;
+        for (int32_t c0 = 0; c0 < n; c0 += 16) {
+            const int32_t nc = n - c0 < 16 ? n - c0 : 16;
+            const __mmask16 cm = (__mmask16)((1u << nc) - 1u);
+            systolic_x86_tile_dot(a, w + (int64_t)c0 * k, k, k, nc, acc);
+            __m512i v = _mm512_add_epi32(_mm512_maskz_loadu_epi32(cm, acc),
+                                         _mm512_set1_epi32((int32_t)rt));
+            if (p->bias) v = _mm512_add_epi32(v, _mm512_maskz_loadu_epi32(cm, p->bias + c0));
+            __m512d s0, s1;
+            if (p->per_channel) {
+                s0 = _mm512_maskz_loadu_pd((__mmask8)(cm & 0xffu), p->scale + c0);
+                s1 = _mm512_maskz_loadu_pd((__mmask8)(cm >> 8), p->scale + c0 + 8);
+            } else {
+                s0 = s1 = _mm512_set1_pd(p->scale[0]);
+            }
+            const __m256i q0 = _mm512_cvttpd_epi32(
+                round_away(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(v)), s0)));
+            const __m256i q1 = _mm512_cvttpd_epi32(
+                round_away(_mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(v, 1)), s1)));
+            v = _mm512_inserti64x4(_mm512_castsi256_si512(q0), q1, 1);
+            v = _mm512_min_epi32(_mm512_max_epi32(_mm512_add_epi32(v, oo), lo), hi);
+            _mm_mask_storeu_epi8(dst + c0, cm, _mm512_cvtepi32_epi8(v));
+        }
+    }
+}
+
 #else
 /* ISO C wants at least one declaration in a translation unit. */
 typedef int systolic_x86_unused;

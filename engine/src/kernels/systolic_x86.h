@@ -100,5 +100,12 @@ void systolic_x86_panel_gemm(uint8_t level, const systolic_params *p, const uint
 void systolic_x86_tile_dot(const int8_t *a, const int8_t *w, int32_t ws, int32_t k, int32_t nc,
                            uint32_t *acc);
 
+/* systolic_gemm for p->simd == SYSTOLIC_X86_VNNI, int8, double-scale
+ * requantization (LiteRT's FULLY_CONNECTED): the tile above, then bias,
+ * round(double(acc) * scale) with round-half-away and x86's INT32_MIN for
+ * out-of-range, offset and clamp on 16 channels at once. */
+void systolic_x86_gemm_double(const systolic_params *p, const void *const *rows, int32_t m,
+                              void *out, int32_t out_stride);
+
 #endif
 #endif

@@ -31,8 +31,10 @@ typedef struct conv_params {
     int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
     uint32_t bias_off, mult_off, shift_off; /* byte offsets inside the params block */
     uint32_t scratch_bias_off;              /* where eval folds the bias when not const */
+#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
     uint32_t wide_off;    /* scratch for the kernel variant (systolic_scratch_bytes) */
     uint8_t wide;         /* the variant gets that scratch */
+#endif
     uint8_t direct;       /* 1x1 filter: rows come straight from the input */
     uint8_t fold_at_eval; /* weights or bias are not constant */
     uint8_t pad_byte;     /* input zero point, as stored */
@@ -227,8 +229,10 @@ static edge_status prepare(edge_op_ctx *c) {
     p->mult_off = mult_off;
     p->shift_off = shift_off;
     p->scratch_bias_off = scratch_bias_off;
+#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
     p->wide_off = wide_off;
     p->wide = wide_bytes != 0;
+#endif
     p->direct = (uint8_t)direct;
     p->fold_at_eval = (uint8_t)fold_at_eval;
     p->pad_byte = (uint8_t)((uint32_t)in_zp & 0xffu);
@@ -419,7 +423,9 @@ static edge_status eval(edge_op_ctx *c) {
                 sp.bias = eff_bias + (size_t)g * (size_t)gn;
                 sp.multiplier = p->sp.per_channel ? mult + (size_t)g * (size_t)gn : mult;
                 sp.shift = p->sp.per_channel ? shift + (size_t)g * (size_t)gn : shift;
+#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
                 sp.scratch = p->wide ? scratch + p->wide_off : 0;
+#endif
                 systolic_gemm(&sp, rows, mr, out_img + (size_t)px0 * (size_t)p->out_c + (size_t)g * (size_t)gn,
                               p->out_c);
             }

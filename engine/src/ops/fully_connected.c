@@ -25,8 +25,10 @@ typedef struct fc_params {
     systolic_params sp; /* pointer fields are set at eval */
     int32_t batch;
     uint32_t scale_off, bias_off, mult_off, shift_off; /* byte offsets in the params block */
+#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
     uint32_t wide_off; /* scratch for the kernel variant (systolic_scratch_bytes) */
     uint8_t wide;      /* the variant gets that scratch */
+#endif
     uint8_t fold_at_eval;
 } fc_params;
 
@@ -147,8 +149,10 @@ static edge_status prepare(edge_op_ctx *c) {
     p->mult_off = mult_off;
     p->shift_off = shift_off;
     p->fold_at_eval = (uint8_t)fold_at_eval;
+#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
     p->wide_off = wide_off;
     p->wide = wide_bytes != 0;
+#endif
     if (!fold_at_eval) {
         systolic_params whole = *sp;
         whole.weights = w->t.data;
@@ -180,7 +184,9 @@ static edge_status eval(edge_op_ctx *c) {
     } else {
         sp.bias = (const int32_t *)(base + p->bias_off);
     }
+#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
     sp.scratch = p->wide ? (uint8_t *)c->scratch + p->wide_off : 0;
+#endif
     systolic_gemm_dense(&sp, edge_in(c, 0)->t.data, sp.k, p->batch, edge_out(c, 0)->t.data, sp.n);
     return EDGE_OK;
 }
