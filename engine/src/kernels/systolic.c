@@ -184,7 +184,7 @@ static inline void emit_row(const systolic_params *p, const uint32_t *acc, uint3
 void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m, void *out,
                    int32_t out_stride) {
     uint32_t acc[EDGE_SYSTOLIC_COLS];
-#ifdef EDGE_SYSTOLIC_VARIANT_2ROWS
+#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
     uint32_t acc2[EDGE_SYSTOLIC_COLS];
 #endif
     uint32_t rterm[EDGE_SYSTOLIC_ROWS];
@@ -235,20 +235,12 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
                 }
             }
             for (int32_t r = 0; r < mr; r++) {
-#ifdef EDGE_SYSTOLIC_VARIANT_2ROWS
-                if (!p->is_unsigned && r + 1 < mr) {
 #ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-                    if (wide)
-                        systolic_tile_dot2_wide_variant(
-                            wide + r * wide_words, wide + (r + 1) * wide_words,
-                            (const int8_t *)rows[r0 + r], (const int8_t *)rows[r0 + r + 1],
-                            (const int8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc, acc2);
-                    else
-#endif
-                    systolic_tile_dot2_s8_variant((const int8_t *)rows[r0 + r],
-                                                  (const int8_t *)rows[r0 + r + 1],
-                                                  (const int8_t *)p->weights + (int64_t)c0 * k, k,
-                                                  k, nc, acc, acc2);
+                if (wide && r + 1 < mr) {
+                    systolic_tile_dot2_wide_variant(
+                        wide + r * wide_words, wide + (r + 1) * wide_words,
+                        (const int8_t *)rows[r0 + r], (const int8_t *)rows[r0 + r + 1],
+                        (const int8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc, acc2);
                     emit_row(p, acc, rterm[r], eb, rq, nosat, scale, nc,
                              o + (int64_t)(r0 + r) * out_stride + c0);
                     r++;

@@ -93,14 +93,10 @@ void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, 
                                   int32_t nc, uint32_t *acc);
 #endif
 /* A variant may also take two activation rows at once (register blocking:
- * each weight word it loads feeds both rows): acc0 for a0, acc1 for a1. */
+ * each weight word it loads feeds both rows), widened to int16 pairs in
+ * SXTB16 order (per 4 k: (a0, a2), (a1, a3)) once for all channels in the
+ * op's scratch (p->scratch); a0, a1 are the int8 rows for the k % 4 tail. */
 #if defined(EDGE_SYSTOLIC_DSP)
-#define EDGE_SYSTOLIC_VARIANT_2ROWS 1
-void systolic_tile_dot2_s8_variant(const int8_t *a0, const int8_t *a1, const int8_t *w, int32_t ws,
-                                   int32_t k, int32_t nc, uint32_t *acc0, uint32_t *acc1);
-/* With scratch (p->scratch), the DSP variant first widens each activation
- * row to int16 pairs in SXTB16 order (per 4 k: (a0, a2), (a1, a3)), once
- * for all channels, so its inner loop sign-extends only the weights. */
 #define EDGE_SYSTOLIC_VARIANT_WIDE 1
 void systolic_widen_row_variant(const int8_t *a, int32_t k, uint32_t *dst);
 void systolic_tile_dot2_wide_variant(const uint32_t *x0, const uint32_t *x1, const int8_t *a0,

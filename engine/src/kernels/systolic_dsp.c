@@ -132,104 +132,11 @@ void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, 
     }
 }
 
-/* Two activation rows against two weight rows (nc <= 2) per pass: each
- * weight word is split once for two rows and each activation word once for
- * two channels, so a group of four k costs 4 loads, 8 SXTB16 and 8 SMLAD
- * for 16 MACs (the one-row tile: 5 loads, 10 SXTB16, 8 SMLAD). */
-static inline void dot2x2_c(const int8_t *a0, const int8_t *a1, const int8_t *w0, const int8_t *w1,
-                            int32_t from, int32_t k4, int32_t *s) {
-    for (int32_t i = from; i < k4; i += 4) {
-        const uint32_t v0 = load4(w0 + i), v1 = load4(w1 + i);
-        const int16x2_t e0 = even_s16(v0), o0 = odd_s16(v0), e1 = even_s16(v1), o1 = odd_s16(v1);
-        uint32_t x = load4(a0 + i);
-        int16x2_t xe = even_s16(x), xo = odd_s16(x);
-        s[0] = __smlad(xo, o0, __smlad(xe, e0, s[0]));
-        s[1] = __smlad(xo, o1, __smlad(xe, e1, s[1]));
-        x = load4(a1 + i);
-        xe = even_s16(x);
-        xo = odd_s16(x);
-        s[2] = __smlad(xo, o0, __smlad(xe, e0, s[2]));
-        s[3] = __smlad(xo, o1, __smlad(xe, e1, s[3]));
-    }
-}
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
-/* One group of four k for rows a0, a1 and channels w0, w1 in 20
- * instructions (fourteen registers: 4 sums, the split weight words, the
- * split activation word and 4 post-incremented pointers). */
-#define DOT2X2_ASM_STEP                                                                            \
-    "ldr    %[o0], [%[p0]], #4\n\t"                                                                \
-    "sxtb16 %[e0], %[o0]\n\t"                                                                     \
-    "sxtb16 %[o0], %[o0], ror #8\n\t"                                                             \
-    "ldr    %[o1], [%[p1]], #4\n\t"                                                                \
-    "sxtb16 %[e1], %[o1]\n\t"                                                                     \
-    "sxtb16 %[o1], %[o1], ror #8\n\t"                                                             \
-    "ldr    %[xo], [%[pa0]], #4\n\t"                                                               \
-    "sxtb16 %[xe], %[xo]\n\t"                                                                     \
-    "sxtb16 %[xo], %[xo], ror #8\n\t"                                                             \
-    "smlad  %[s00], %[xe], %[e0], %[s00]\n\t"                                                     \
-    "smlad  %[s00], %[xo], %[o0], %[s00]\n\t"                                                     \
-    "smlad  %[s01], %[xe], %[e1], %[s01]\n\t"                                                     \
-    "smlad  %[s01], %[xo], %[o1], %[s01]\n\t"                                                     \
-    "ldr    %[xo], [%[pa1]], #4\n\t"                                                               \
-    "sxtb16 %[xe], %[xo]\n\t"                                                                     \
-    "sxtb16 %[xo], %[xo], ror #8\n\t"                                                             \
-    "smlad  %[s10], %[xe], %[e0], %[s10]\n\t"                                                     \
-    "smlad  %[s10], %[xo], %[o0], %[s10]\n\t"                                                     \
-    "smlad  %[s11], %[xe], %[e1], %[s11]\n\t"                                                     \
-    "smlad  %[s11], %[xo], %[o1], %[s11]\n\t"
-#endif
-
-/* s[0..3] = a0.w0, a0.w1, a1.w0, a1.w1 over the first k4 (a multiple of 4). */
-static inline void dot2x2(const int8_t *a0, const int8_t *a1, const int8_t *w0, const int8_t *w1,
-                          int32_t k4, int32_t *s) {
-    s[0] = s[1] = s[2] = s[3] = 0;
-    int32_t done = 0;
-#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
-    const int32_t k8 = k4 & ~7;
-    if (k8 > 0) {
-        const int8_t *pa0 = a0, *pa1 = a1, *p0 = w0, *p1 = w1;
-        const int8_t *const end = a0 + k8;
-        int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
-        uint32_t e0, o0, e1, o1, xe, xo;
-        __asm__ volatile("1:\n\t" DOT2X2_ASM_STEP DOT2X2_ASM_STEP
-                         "ldr    %[xe], %[end]\n\t"
-                         "cmp    %[pa0], %[xe]\n\t"
-                         "bne    1b\n\t"
-                         : [pa0] "+&r"(pa0), [pa1] "+&r"(pa1), [p0] "+&r"(p0), [p1] "+&r"(p1),
-                           [s00] "+&r"(s00), [s01] "+&r"(s01), [s10] "+&r"(s10), [s11] "+&r"(s11),
-                           [e0] "=&r"(e0), [o0] "=&r"(o0), [e1] "=&r"(e1), [o1] "=&r"(o1),
-                           [xe] "=&r"(xe), [xo] "=&r"(xo)
-                         : [end] "m"(end)
-                         : "cc", "memory");
-        s[0] = s00;
-        s[1] = s01;
-        s[2] = s10;
-        s[3] = s11;
-        done = k8;
-    }
-#endif
-    dot2x2_c(a0, a1, w0, w1, done, k4, s);
-}
-
-void systolic_tile_dot2_s8_variant(const int8_t *a0, const int8_t *a1, const int8_t *w, int32_t ws,
-                                   int32_t k, int32_t nc, uint32_t *acc0, uint32_t *acc1) {
-    const int32_t k4 = k & ~3;
-    int32_t c = 0, s[4];
-    for (; c + 2 <= nc; c += 2) {
-        const int8_t *w0 = w + c * ws, *w1 = w0 + ws;
-        dot2x2(a0, a1, w0, w1, k4, s);
-        acc0[c] = (uint32_t)s[0] + dot_tail(a0, w0, k4, k);
-        acc0[c + 1] = (uint32_t)s[1] + dot_tail(a0, w1, k4, k);
-        acc1[c] = (uint32_t)s[2] + dot_tail(a1, w0, k4, k);
-        acc1[c + 1] = (uint32_t)s[3] + dot_tail(a1, w1, k4, k);
-    }
-    if (c < nc) {
-        systolic_tile_dot_s8_variant(a0, w + c * ws, ws, k, nc - c, acc0 + c);
-        systolic_tile_dot_s8_variant(a1, w + c * ws, ws, k, nc - c, acc1 + c);
-    }
-}
-
+/* Two activation rows against two weight rows per pass (register
+ * blocking): each weight word is split by SXTB16 once for both rows, and
+ * the rows, widened to int16 once for all channels (systolic_gemm does it
+ * in the op's scratch), come in by LDRD: 16 instructions per 16 MACs, where
+ * the one-row tile above takes 23-26. */
 void systolic_widen_row_variant(const int8_t *a, int32_t k, uint32_t *dst) {
     const int32_t k4 = k & ~3;
     for (int32_t i = 0; i < k4; i += 4) {
