@@ -207,26 +207,54 @@ static inline void dot2w(const uint32_t *x0, const uint32_t *x1, const int8_t *w
     s[3] = s11;
 }
 
+/* Any k: the asm loop over multiples of 8, then C for the rest. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void tile2w_any(const uint32_t *x0, const uint32_t *x1, const int8_t *a0, const int8_t *a1,
+                       const int8_t *w0, const int8_t *w1, int32_t k, uint32_t *acc0,
+                       uint32_t *acc1) {
+    const int32_t k4 = k & ~3;
+    int32_t s[4];
+    dot2w(x0, x1, w0, w1, k4, s);
+    acc0[0] = (uint32_t)s[0] + dot_tail(a0, w0, k4, k);
+    acc0[1] = (uint32_t)s[1] + dot_tail(a0, w1, k4, k);
+    acc1[0] = (uint32_t)s[2] + dot_tail(a1, w0, k4, k);
+    acc1[1] = (uint32_t)s[3] + dot_tail(a1, w1, k4, k);
+}
+
 void systolic_tile_dot2_wide_variant(const uint32_t *x0, const uint32_t *x1, const int8_t *a0,
                                      const int8_t *a1, const int8_t *w, int32_t ws, int32_t k,
                                      int32_t nc, uint32_t *acc0, uint32_t *acc1) {
-    const int32_t k4 = k & ~3;
-    int32_t c = 0, s[4];
-    for (; c + 2 <= nc; c += 2) {
-        const int8_t *w0 = w + c * ws, *w1 = w0 + ws;
-        dot2w(x0, x1, w0, w1, k4, s);
-        uint32_t t00 = 0, t01 = 0, t10 = 0, t11 = 0;
-        if (k4 < k) {
-            t00 = dot_tail(a0, w0, k4, k);
-            t01 = dot_tail(a0, w1, k4, k);
-            t10 = dot_tail(a1, w0, k4, k);
-            t11 = dot_tail(a1, w1, k4, k);
+    int32_t c = 0;
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+    /* k a multiple of 8 (most layers): only the asm loop, little around it. */
+    if ((k & 7) == 0) {
+        for (; c + 2 <= nc; c += 2) {
+            const uint32_t *px0 = x0, *px1 = x1;
+            const int8_t *p0 = w + c * ws, *p1 = p0 + ws;
+            const uint32_t *const end = x0 + k / 2;
+            int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
+            uint32_t e0, o0, e1, o1, xe, xo;
+            __asm__ volatile("1:\n\t" DOT2W_ASM_STEP DOT2W_ASM_STEP
+                             "ldr    %[xe], %[end]\n\t"
+                             "cmp    %[px0], %[xe]\n\t"
+                             "bne    1b\n\t"
+                             : [px0] "+&r"(px0), [px1] "+&r"(px1), [p0] "+&r"(p0), [p1] "+&r"(p1),
+                               [s00] "+&r"(s00), [s01] "+&r"(s01), [s10] "+&r"(s10),
+                               [s11] "+&r"(s11), [e0] "=&r"(e0), [o0] "=&r"(o0), [e1] "=&r"(e1),
+                               [o1] "=&r"(o1), [xe] "=&r"(xe), [xo] "=&r"(xo)
+                             : [end] "m"(end)
+                             : "cc", "memory");
+            acc0[c] = (uint32_t)s00;
+            acc0[c + 1] = (uint32_t)s01;
+            acc1[c] = (uint32_t)s10;
+            acc1[c + 1] = (uint32_t)s11;
         }
-        acc0[c] = (uint32_t)s[0] + t00;
-        acc0[c + 1] = (uint32_t)s[1] + t01;
-        acc1[c] = (uint32_t)s[2] + t10;
-        acc1[c + 1] = (uint32_t)s[3] + t11;
     }
+#endif
+    for (; c + 2 <= nc; c += 2)
+        tile2w_any(x0, x1, a0, a1, w + c * ws, w + c * ws + ws, k, acc0 + c, acc1 + c);
     if (c < nc) {
         systolic_tile_dot_s8_variant(a0, w + c * ws, ws, k, nc - c, acc0 + c);
         systolic_tile_dot_s8_variant(a1, w + c * ws, ws, k, nc - c, acc1 + c);
