@@ -11,6 +11,12 @@
 
 #include "requant.h"
 
+/* Without optimisation GCC defines some intrinsics (gathers, roundscale) as
+ * macros whose own casts trip -Wsign-conversion in this file. */
+#if defined(__GNUC__) && !defined(__OPTIMIZE__)
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#endif
+
 #define VNNI_FN __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 #define INLINE_VNNI_FN static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512vnni")))
 
