@@ -110,10 +110,6 @@ static int check_tile(int32_t *cases) {
 /* ---- GEMM end to end ---- */
 
 static uint8_t g_a[MAX_M * MAX_K], g_w[MAX_N * MAX_K], g_out[MAX_M * MAX_N];
-#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-/* The variant's optional scratch (systolic_scratch_bytes), given every other case. */
-static uint32_t g_scratch[EDGE_SYSTOLIC_ROWS * MAX_K / 2 + 1];
-#endif
 static int32_t g_bias[MAX_N], g_eff[MAX_N], g_mult[MAX_N];
 static int8_t g_shift[MAX_N];
 static double g_scale[MAX_N];
@@ -140,9 +136,6 @@ static int check_gemm(int32_t *cases) {
         for (size_t i = 0; i < sizeof p; i++) ((uint8_t *)&p)[i] = 0;
         p.k = k, p.n = n;
         p.is_unsigned = (uint8_t)u;
-#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-        if (t % 2 && systolic_scratch_bytes(k) <= sizeof g_scratch) p.scratch = g_scratch;
-#endif
         p.per_channel = (uint8_t)((t >> 1) & 1);
         p.requant = (uint8_t)((t >> 2) & 1);
         p.input_offset = u ? -rnd_range(0, 255) : -rnd_range(-128, 127);

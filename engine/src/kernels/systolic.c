@@ -181,12 +181,62 @@ static inline void emit_row(const systolic_params *p, const uint32_t *acc, uint3
     }
 }
 
+/* A tile column's bias and requantization constants, hoisted; returns
+ * whether the saturation-free requantization applies. */
+static inline int hoist_column(const systolic_params *p, int32_t c0, int32_t nc, uint32_t *eb,
+                               rq32 *rq, double *scale) {
+    int nosat = 1;
+    for (int32_t c = 0; c < nc; c++) {
+        const int32_t i = p->per_channel ? c0 + c : 0;
+        eb[c] = p->bias ? (uint32_t)p->bias[c0 + c] : 0u;
+        if (p->requant == SYSTOLIC_REQUANT_DOUBLE) {
+            scale[c] = p->scale[i];
+        } else {
+            rq[c] = rq32_make(p->multiplier[i], p->shift[i]);
+            nosat &= p->multiplier[i] != INT32_MIN;
+        }
+    }
+    return nosat;
+}
+
+static uint32_t row_term(const systolic_params *p, const void *row) {
+    if (p->filter_offset == 0) return 0; /* symmetric (int8) weights */
+    uint32_t s = p->is_unsigned ? row_sum_u8((const uint8_t *)row, p->k)
+                                : row_sum_s8((const int8_t *)row, p->k);
+    return s * (uint32_t)p->filter_offset;
+}
+
+#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
+/* Rows in pairs, each pair widened once (on the stack) for all channels. */
+static void gemm_wide_pairs(const systolic_params *p, const void *const *rows, int32_t pairs,
+                            uint8_t *o, int32_t out_stride) {
+    uint32_t wbuf[EDGE_SYSTOLIC_WIDE_MAX_K]; /* two rows of k4 / 2 words */
+    uint32_t acc[EDGE_SYSTOLIC_COLS], acc2[EDGE_SYSTOLIC_COLS], eb[EDGE_SYSTOLIC_COLS];
+    rq32 rq[EDGE_SYSTOLIC_COLS];
+    double scale[EDGE_SYSTOLIC_COLS];
+    const int32_t k = p->k, n = p->n, half = (k & ~3) / 2;
+    for (int32_t r = 0; r < 2 * pairs; r += 2) {
+        const int8_t *a0 = (const int8_t *)rows[r], *a1 = (const int8_t *)rows[r + 1];
+        systolic_widen_row_variant(a0, k, wbuf);
+        systolic_widen_row_variant(a1, k, wbuf + half);
+        const uint32_t rt0 = row_term(p, a0), rt1 = row_term(p, a1);
+        for (int32_t c0 = 0; c0 < n; c0 += EDGE_SYSTOLIC_COLS) {
+            const int32_t nc = n - c0 < EDGE_SYSTOLIC_COLS ? n - c0 : EDGE_SYSTOLIC_COLS;
+            const int nosat = hoist_column(p, c0, nc, eb, rq, scale);
+            systolic_tile_dot2_wide_variant(wbuf, wbuf + half, a0, a1,
+                                            (const int8_t *)p->weights + (int64_t)c0 * k, k, k, nc,
+                                            acc, acc2);
+            emit_row(p, acc, rt0, eb, rq, nosat, scale, nc, o + (int64_t)r * out_stride + c0);
+            emit_row(p, acc2, rt1, eb, rq, nosat, scale, nc,
+                     o + (int64_t)(r + 1) * out_stride + c0);
+        }
+    }
+}
+#endif
+
 void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m, void *out,
                    int32_t out_stride) {
     uint32_t acc[EDGE_SYSTOLIC_COLS];
-#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-    uint32_t acc2[EDGE_SYSTOLIC_COLS];
-#endif
     uint32_t rterm[EDGE_SYSTOLIC_ROWS];
     uint32_t eb[EDGE_SYSTOLIC_COLS];
     rq32 rq[EDGE_SYSTOLIC_COLS];
@@ -200,55 +250,23 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
     }
 #endif
 #ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-    /* Widened rows, k4 / 2 words each, when the op gave scratch. */
-    uint32_t *wide = p->is_unsigned ? 0 : (uint32_t *)p->scratch;
-    const int32_t wide_words = (k & ~3) / 2;
+    if (!p->is_unsigned && k >= 4 && (k & ~3) <= EDGE_SYSTOLIC_WIDE_MAX_K && m >= 2) {
+        const int32_t pairs = m / 2;
+        gemm_wide_pairs(p, rows, pairs, o, out_stride);
+        if (m == 2 * pairs) return;
+        rows += 2 * pairs; /* the odd last row: the one-row tile below */
+        o += (int64_t)2 * pairs * out_stride;
+        m = 1;
+    }
 #endif
     for (int32_t r0 = 0; r0 < m; r0 += EDGE_SYSTOLIC_ROWS) {
         int32_t mr = m - r0 < EDGE_SYSTOLIC_ROWS ? m - r0 : EDGE_SYSTOLIC_ROWS;
-#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-        if (wide)
-            for (int32_t r = 0; r < mr; r++)
-                systolic_widen_row_variant((const int8_t *)rows[r0 + r], k, wide + r * wide_words);
-#endif
         /* The fo * sum(A) row term: zero for symmetric (int8) weights. */
-        for (int32_t r = 0; r < mr; r++) {
-            rterm[r] = 0;
-            if (p->filter_offset != 0) {
-                uint32_t s = p->is_unsigned ? row_sum_u8((const uint8_t *)rows[r0 + r], k)
-                                            : row_sum_s8((const int8_t *)rows[r0 + r], k);
-                rterm[r] = s * (uint32_t)p->filter_offset;
-            }
-        }
+        for (int32_t r = 0; r < mr; r++) rterm[r] = row_term(p, rows[r0 + r]);
         for (int32_t c0 = 0; c0 < n; c0 += EDGE_SYSTOLIC_COLS) {
             int32_t nc = n - c0 < EDGE_SYSTOLIC_COLS ? n - c0 : EDGE_SYSTOLIC_COLS;
-            /* The tile column's bias and requantization constants, hoisted. */
-            int nosat = 1;
-            for (int32_t c = 0; c < nc; c++) {
-                const int32_t i = p->per_channel ? c0 + c : 0;
-                eb[c] = p->bias ? (uint32_t)p->bias[c0 + c] : 0u;
-                if (p->requant == SYSTOLIC_REQUANT_DOUBLE) {
-                    scale[c] = p->scale[i];
-                } else {
-                    rq[c] = rq32_make(p->multiplier[i], p->shift[i]);
-                    nosat &= p->multiplier[i] != INT32_MIN;
-                }
-            }
+            const int nosat = hoist_column(p, c0, nc, eb, rq, scale);
             for (int32_t r = 0; r < mr; r++) {
-#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-                if (wide && r + 1 < mr) {
-                    systolic_tile_dot2_wide_variant(
-                        wide + r * wide_words, wide + (r + 1) * wide_words,
-                        (const int8_t *)rows[r0 + r], (const int8_t *)rows[r0 + r + 1],
-                        (const int8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc, acc2);
-                    emit_row(p, acc, rterm[r], eb, rq, nosat, scale, nc,
-                             o + (int64_t)(r0 + r) * out_stride + c0);
-                    r++;
-                    emit_row(p, acc2, rterm[r], eb, rq, nosat, scale, nc,
-                             o + (int64_t)(r0 + r) * out_stride + c0);
-                    continue;
-                }
-#endif
                 if (p->is_unsigned)
                     tile_dot_u8((const uint8_t *)rows[r0 + r],
                                 (const uint8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);

@@ -72,10 +72,6 @@ typedef struct systolic_params {
     uint8_t is_unsigned; /* activations, weights and outputs are uint8 */
     uint8_t simd;        /* run-time int8 tile chosen at prepare (x86: SYSTOLIC_X86_*,
                           * bias lowered by 128 * sum W); 0 = the build's tile */
-#if defined(EDGE_SYSTOLIC_DSP)
-    void *scratch;       /* systolic_scratch_bytes(k) of 4-aligned scratch for the
-                          * variant, or NULL (it then works without) */
-#endif
 } systolic_params;
 
 /* Accelerated variants, chosen at build time by defining one of
@@ -94,25 +90,21 @@ void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, 
 #endif
 /* A variant may also take two activation rows at once (register blocking:
  * each weight word it loads feeds both rows), widened to int16 pairs in
- * SXTB16 order (per 4 k: (a0, a2), (a1, a3)) once for all channels in the
- * op's scratch (p->scratch); a0, a1 are the int8 rows for the k % 4 tail. */
+ * SXTB16 order (per 4 k: (a0, a2), (a1, a3)) once for all channels;
+ * a0, a1 are the int8 rows for the k % 4 tail. systolic_gemm widens each
+ * pair of rows into a stack buffer of 4 * EDGE_SYSTOLIC_WIDE_MAX_K bytes
+ * (not the arena: the memory plan stays the same on every target, and the
+ * host that sizes a firmware's arena plans without this variant). */
 #if defined(EDGE_SYSTOLIC_DSP)
 #define EDGE_SYSTOLIC_VARIANT_WIDE 1
+#ifndef EDGE_SYSTOLIC_WIDE_MAX_K
+#define EDGE_SYSTOLIC_WIDE_MAX_K 576
+#endif
 void systolic_widen_row_variant(const int8_t *a, int32_t k, uint32_t *dst);
 void systolic_tile_dot2_wide_variant(const uint32_t *x0, const uint32_t *x1, const int8_t *a0,
                                      const int8_t *a1, const int8_t *w, int32_t ws, int32_t k,
                                      int32_t nc, uint32_t *acc0, uint32_t *acc1);
 #endif
-
-/* Scratch the build's variant can use for reduction length k (0: none). */
-static inline uint32_t systolic_scratch_bytes(int32_t k) {
-#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-    return (uint32_t)EDGE_SYSTOLIC_ROWS * 2u * ((uint32_t)k & ~3u);
-#else
-    (void)k;
-    return 0;
-#endif
-}
 
 /* eff_bias[i] = bias[i] + input_offset * sum_k W[i][k]
  *               + k * input_offset * filter_offset   (bias may be NULL).

@@ -42,6 +42,9 @@ enum { SYSTOLIC_X86_NONE = 0, SYSTOLIC_X86_AVX2 = 1, SYSTOLIC_X86_VNNI = 2 };
 
 /* Rows in one panel (the vector width in int32 lanes). */
 #define SYSTOLIC_X86_PANEL_ROWS 16
+/* The largest k the conv kernel takes: its panel (16 * k bytes) and one
+ * im2col row live on the stack, 34 KiB at most. */
+#define SYSTOLIC_X86_MAX_K 2048
 
 /* The best variant this CPU runs (SYSTOLIC_X86_*). */
 uint8_t systolic_x86_level(void);

@@ -31,10 +31,6 @@ typedef struct conv_params {
     int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
     uint32_t bias_off, mult_off, shift_off; /* byte offsets inside the params block */
     uint32_t scratch_bias_off;              /* where eval folds the bias when not const */
-#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-    uint32_t wide_off;    /* scratch for the kernel variant (systolic_scratch_bytes) */
-    uint8_t wide;         /* the variant gets that scratch */
-#endif
     uint8_t direct;       /* 1x1 filter: rows come straight from the input */
     uint8_t fold_at_eval; /* weights or bias are not constant */
     uint8_t pad_byte;     /* input zero point, as stored */
@@ -42,7 +38,6 @@ typedef struct conv_params {
     uint8_t x86; /* SYSTOLIC_X86_* chosen at prepare; the bias is shifted for it */
     uint8_t x86_gather;       /* panels gathered straight from the input */
     systolic_x86_conv x86_geom;
-    uint32_t x86_row_off, x86_bias_off; /* scratch: im2col row, folded bias */
 #endif
 } conv_params;
 
@@ -141,29 +136,19 @@ static edge_status prepare(edge_op_ctx *c) {
     const uint32_t shift_off = mult_off + 4u * n_mult;
     const int direct = k_h == 1 && k_w == 1;
     const uint32_t im2col = direct ? 0u : systolic_im2col_bytes((uint32_t)k);
-    uint32_t scratch_bias_off = (im2col + 3u) & ~3u;
-#ifdef EDGE_SYSTOLIC_X86
-    /* The x86 panel kernel: a 16-row panel, then one im2col row, then the
-     * bias when it is folded at eval. Sized whenever the CPU has it; the
-     * fill pass may still fall back to the portable kernel. */
-    uint8_t x86 = is_u8 || k64 > 0x1000000 ? (uint8_t)SYSTOLIC_X86_NONE : systolic_x86_level();
-    const uint32_t x86_row_off = systolic_x86_panel_bytes(k);
-    const uint32_t x86_bias_off = (x86_row_off + (direct ? 0u : (uint32_t)k) + 3u) & ~3u;
-    uint32_t im2col_bytes = im2col;
-    if (x86) {
-        im2col_bytes = x86_bias_off;
-        scratch_bias_off = x86_bias_off;
-    }
-#else
+    const uint32_t scratch_bias_off = (im2col + 3u) & ~3u;
     const uint32_t im2col_bytes = im2col;
+#ifdef EDGE_SYSTOLIC_X86
+    /* The x86 panel kernel keeps its panel on the stack (host builds only),
+     * so the memory plan, which edgeq writes into the models it makes, is
+     * the same on every machine whatever its CPU. The fill pass may still
+     * fall back to the portable kernel. */
+    uint8_t x86 = is_u8 || k > SYSTOLIC_X86_MAX_K ? (uint8_t)SYSTOLIC_X86_NONE : systolic_x86_level();
 #endif
 
-    const uint32_t wide_bytes = is_u8 || k > 0x1000000 ? 0u : systolic_scratch_bytes(k);
-    const uint32_t wide_off =
-        ((fold_at_eval ? scratch_bias_off + 4u * (uint32_t)out_c : im2col_bytes) + 3u) & ~3u;
     if (!c->params) {
         op->params_bytes = shift_off + n_mult;
-        op->scratch_bytes = wide_off + wide_bytes;
+        op->scratch_bytes = fold_at_eval ? scratch_bias_off + 4u * (uint32_t)out_c : im2col_bytes;
         op->macs = (uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w * (uint64_t)out_c * (uint64_t)k;
         op->systolic = 1;
         op->array_cycles = (uint64_t)groups *
@@ -229,10 +214,6 @@ static edge_status prepare(edge_op_ctx *c) {
     p->mult_off = mult_off;
     p->shift_off = shift_off;
     p->scratch_bias_off = scratch_bias_off;
-#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-    p->wide_off = wide_off;
-    p->wide = wide_bytes != 0;
-#endif
     p->direct = (uint8_t)direct;
     p->fold_at_eval = (uint8_t)fold_at_eval;
     p->pad_byte = (uint8_t)((uint32_t)in_zp & 0xffu);
@@ -265,8 +246,6 @@ static edge_status prepare(edge_op_ctx *c) {
     p->x86_geom.out_w = (int32_t)out_w;
     p->x86_geom.pad_word = ((uint32_t)in_zp & 0xffu) * 0x01010101u;
     p->x86_gather = (uint8_t)(x86 == SYSTOLIC_X86_VNNI && systolic_x86_conv_ok(&p->x86_geom));
-    p->x86_row_off = x86_row_off;
-    p->x86_bias_off = x86_bias_off;
 #endif
     if (!fold_at_eval) {
         systolic_params whole = *sp;
@@ -327,8 +306,9 @@ static void im2col_row(const conv_params *p, const uint8_t *img, int32_t oy, int
 #ifdef EDGE_SYSTOLIC_X86
 /* The x86 panel kernel: 16 output pixels at a time, all channels of a group. */
 static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *filt, uint8_t *out,
-                     uint8_t *scratch, const int32_t *eff_bias, const int32_t *mult, const int8_t *shift) {
-    uint8_t *panel = scratch, *rowbuf = scratch + p->x86_row_off;
+                     const int32_t *eff_bias, const int32_t *mult, const int8_t *shift) {
+    uint8_t panel[SYSTOLIC_X86_PANEL_ROWS * SYSTOLIC_X86_MAX_K] __attribute__((aligned(64)));
+    uint8_t rowbuf[SYSTOLIC_X86_MAX_K];
     const int32_t pixels = p->out_h * p->out_w, gn = p->group_out_c;
     const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
     for (int32_t b = 0; b < p->batches; b++) {
@@ -391,7 +371,7 @@ static edge_status eval(edge_op_ctx *c) {
     }
 #ifdef EDGE_SYSTOLIC_X86
     if (p->x86) {
-        eval_x86(p, in, filt, out, scratch, eff_bias, mult, shift);
+        eval_x86(p, in, filt, out, eff_bias, mult, shift);
         return EDGE_OK;
     }
 #endif
@@ -423,9 +403,6 @@ static edge_status eval(edge_op_ctx *c) {
                 sp.bias = eff_bias + (size_t)g * (size_t)gn;
                 sp.multiplier = p->sp.per_channel ? mult + (size_t)g * (size_t)gn : mult;
                 sp.shift = p->sp.per_channel ? shift + (size_t)g * (size_t)gn : shift;
-#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-                sp.scratch = p->wide ? scratch + p->wide_off : 0;
-#endif
                 systolic_gemm(&sp, rows, mr, out_img + (size_t)px0 * (size_t)p->out_c + (size_t)g * (size_t)gn,
                               p->out_c);
             }

@@ -25,10 +25,6 @@ typedef struct fc_params {
     systolic_params sp; /* pointer fields are set at eval */
     int32_t batch;
     uint32_t scale_off, bias_off, mult_off, shift_off; /* byte offsets in the params block */
-#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-    uint32_t wide_off; /* scratch for the kernel variant (systolic_scratch_bytes) */
-    uint8_t wide;      /* the variant gets that scratch */
-#endif
     uint8_t fold_at_eval;
 } fc_params;
 
@@ -90,11 +86,9 @@ static edge_status prepare(edge_op_ctx *c) {
     const uint32_t bias_off = scale_off + (EDGE_FC_REQUANT_DOUBLE ? 8u * n_q : 0u);
     const uint32_t mult_off = bias_off + (fold_at_eval ? 0u : 4u * (uint32_t)n);
     const uint32_t shift_off = mult_off + (EDGE_FC_REQUANT_DOUBLE ? 0u : 4u * n_q);
-    const uint32_t wide_bytes = is_u8 || k > 0x1000000 ? 0u : systolic_scratch_bytes(k);
-    const uint32_t wide_off = fold_at_eval ? 4u * (uint32_t)n : 0u;
     if (!c->params) {
         op->params_bytes = shift_off + (EDGE_FC_REQUANT_DOUBLE ? 0u : n_q);
-        op->scratch_bytes = wide_off + wide_bytes;
+        op->scratch_bytes = fold_at_eval ? 4u * (uint32_t)n : 0u;
         op->macs = (uint64_t)batch * (uint64_t)n * (uint64_t)k;
         op->systolic = 1;
         op->array_cycles = systolic_cycles((uint64_t)batch, (uint64_t)n, (uint64_t)k);
@@ -149,10 +143,6 @@ static edge_status prepare(edge_op_ctx *c) {
     p->mult_off = mult_off;
     p->shift_off = shift_off;
     p->fold_at_eval = (uint8_t)fold_at_eval;
-#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-    p->wide_off = wide_off;
-    p->wide = wide_bytes != 0;
-#endif
     if (!fold_at_eval) {
         systolic_params whole = *sp;
         whole.weights = w->t.data;
@@ -184,9 +174,6 @@ static edge_status eval(edge_op_ctx *c) {
     } else {
         sp.bias = (const int32_t *)(base + p->bias_off);
     }
-#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-    sp.scratch = p->wide ? (uint8_t *)c->scratch + p->wide_off : 0;
-#endif
     systolic_gemm_dense(&sp, edge_in(c, 0)->t.data, sp.k, p->batch, edge_out(c, 0)->t.data, sp.n);
     return EDGE_OK;
 }
