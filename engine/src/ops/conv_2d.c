@@ -309,6 +309,7 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
                      const int32_t *eff_bias, const int32_t *mult, const int8_t *shift) {
     uint8_t panel[SYSTOLIC_X86_PANEL_ROWS * SYSTOLIC_X86_MAX_K] __attribute__((aligned(64)));
     uint8_t rowbuf[SYSTOLIC_X86_MAX_K];
+    static const uint8_t zeros[SYSTOLIC_X86_MAX_K] = {0};
     const int32_t pixels = p->out_h * p->out_w, gn = p->group_out_c;
     const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
     for (int32_t b = 0; b < p->batches; b++) {
@@ -332,6 +333,10 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
                     systolic_x86_panel_row(panel, r, (const int8_t *)row, p->k,
                                            systolic_x86_panel_flip(p->x86));
                 }
+                /* The last panel's unused rows: zeros, so that no lane ever
+                 * computes on undefined bytes (their results are dropped). */
+                for (int32_t r = mr; r < SYSTOLIC_X86_PANEL_ROWS && !p->x86_gather; r++)
+                    systolic_x86_panel_row(panel, r, (const int8_t *)zeros, p->k, 0);
                 systolic_params sp = p->sp;
                 sp.weights = filt + (size_t)g * (size_t)gn * (size_t)p->k;
                 sp.bias = eff_bias + (size_t)g * (size_t)gn;
