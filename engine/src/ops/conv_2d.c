@@ -37,9 +37,30 @@ typedef struct conv_params {
 #ifdef EDGE_SYSTOLIC_X86
     uint8_t x86; /* SYSTOLIC_X86_* chosen at prepare; the bias is shifted for it */
     uint8_t x86_gather;       /* panels gathered straight from the input */
-    systolic_x86_conv x86_geom;
 #endif
 } conv_params;
+
+#ifdef EDGE_SYSTOLIC_X86
+/* The window geometry for systolic_x86_panel_conv, from the params. */
+static systolic_x86_conv x86_geom(const conv_params *p) {
+    systolic_x86_conv g;
+    g.in_h = p->in_h;
+    g.in_w = p->in_w;
+    g.in_c = p->in_c;
+    g.k_h = p->k_h;
+    g.k_w = p->k_w;
+    g.group_in_c = p->group_in_c;
+    g.stride_h = p->stride_h;
+    g.stride_w = p->stride_w;
+    g.dil_h = p->dil_h;
+    g.dil_w = p->dil_w;
+    g.pad_h = p->pad_h;
+    g.pad_w = p->pad_w;
+    g.out_w = p->out_w;
+    g.pad_word = (uint32_t)p->pad_byte * 0x01010101u;
+    return g;
+}
+#endif
 
 static edge_status prepare(edge_op_ctx *c) {
     edge_op_rt *op = c->op;
@@ -231,21 +252,10 @@ static edge_status prepare(edge_op_ctx *c) {
             x86 = SYSTOLIC_X86_NONE;
     }
     p->x86 = x86;
-    p->x86_geom.in_h = in_h;
-    p->x86_geom.in_w = in_w;
-    p->x86_geom.in_c = in_c;
-    p->x86_geom.k_h = k_h;
-    p->x86_geom.k_w = k_w;
-    p->x86_geom.group_in_c = f_in_c;
-    p->x86_geom.stride_h = stride_h;
-    p->x86_geom.stride_w = stride_w;
-    p->x86_geom.dil_h = dil_h;
-    p->x86_geom.dil_w = dil_w;
-    p->x86_geom.pad_h = p->pad_h;
-    p->x86_geom.pad_w = p->pad_w;
-    p->x86_geom.out_w = (int32_t)out_w;
-    p->x86_geom.pad_word = ((uint32_t)in_zp & 0xffu) * 0x01010101u;
-    p->x86_gather = (uint8_t)(x86 == SYSTOLIC_X86_VNNI && systolic_x86_conv_ok(&p->x86_geom));
+    if (x86 == SYSTOLIC_X86_VNNI) {
+        const systolic_x86_conv geom = x86_geom(p);
+        p->x86_gather = (uint8_t)systolic_x86_conv_ok(&geom);
+    }
 #endif
     if (!fold_at_eval) {
         systolic_params whole = *sp;
@@ -312,6 +322,7 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
     static const uint8_t zeros[SYSTOLIC_X86_MAX_K] = {0};
     const int32_t pixels = p->out_h * p->out_w, gn = p->group_out_c;
     const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
+    const systolic_x86_conv geom = x86_geom(p);
     for (int32_t b = 0; b < p->batches; b++) {
         const uint8_t *img = in + (size_t)b * img_bytes;
         uint8_t *out_img = out + (size_t)b * (size_t)pixels * (size_t)p->out_c;
@@ -319,7 +330,7 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
             const int32_t mr = pixels - px0 < SYSTOLIC_X86_PANEL_ROWS ? pixels - px0 : SYSTOLIC_X86_PANEL_ROWS;
             for (int32_t g = 0; g < p->groups; g++) {
                 if (p->x86_gather)
-                    systolic_x86_panel_conv(panel, (const int8_t *)img, &p->x86_geom, px0, mr, g);
+                    systolic_x86_panel_conv(panel, (const int8_t *)img, &geom, px0, mr, g);
                 for (int32_t r = 0; r < mr && !p->x86_gather; r++) {
                     const int32_t oy = (px0 + r) / p->out_w, ox = (px0 + r) % p->out_w;
                     const uint8_t *row = rowbuf;
