@@ -188,3 +188,33 @@ def test_rel_err_can_fail():
     a = np.linspace(-1, 1, 11).astype(np.float32)
     assert rel_err(a, a) == 0.0
     assert rel_err(a, a * np.float32(1 + 2e-5)) > TOL
+
+
+def _refusal(model_bytes, tmp_path, binary):
+    p = tmp_path / "m.tflite"
+    p.write_bytes(model_bytes)
+    r = oracle.run_edgeq(["inspect", p], binary=binary)
+    assert r.returncode == 1, "exit %s: %s" % (oracle.describe_rc(r.returncode), r.stderr)
+    return r.stderr
+
+
+def test_bf16_with_int8_operand_refused(any_edgeq, tmp_path):
+    """ADD of a bfloat16 and an int8 tensor: a clear refusal that names the
+    op and the operand types the file has."""
+    S = tflite_to_bf16._schema()
+    data = _read(os.path.join(FIXTURES, ENTRIES["add_same"]["file"]))
+    m = S.ModelT.InitFromPackedBuf(bytearray(data), 0)
+    sg = m.subgraphs[0]
+    op = sg.operators[0]
+    sg.tensors[op.inputs[0]].type = tflite_to_bf16.BFLOAT16
+    sg.tensors[op.inputs[1]].type = 9  # INT8
+    err = _refusal(tflite_to_bf16._pack(S, m, len(data)), tmp_path, any_edgeq)
+    assert "unsupported: op 0 (ADD)" in err and "bfloat16,int8->float32" in err, err
+
+
+@pytest.mark.skipif("test_model_redux_precision.bin" not in REAL, reason="needs ../shared/models")
+def test_fp16_dequantize_to_bf16_refused(any_edgeq, tmp_path):
+    """DEQUANTIZE float16 -> bfloat16 is outside the contract: refused by name."""
+    data = tflite_to_bf16.convert(_read(REAL["test_model_redux_precision.bin"]), act="bf16")
+    err = _refusal(data, tmp_path, any_edgeq)
+    assert "(DEQUANTIZE): output bfloat16 not supported" in err, err

@@ -116,6 +116,25 @@ static void narrow(uint16_t *dst, const float *src, int64_t n) {
     for (int64_t i = 0; i < n; i++) dst[i] = edge_f32_to_bf16(src[i]);
 }
 
+/* The wrapped op words its errors with the float32 types it was shown:
+ * append the operand types the file really has. */
+static edge_status explain(edge_op_ctx *c, edge_status st) {
+    char inner[EDGE_ERROR_LEN], types[96];
+    const char *e = c->m->error;
+    uint32_t n = 0, t = 0;
+    while (e[n] && n + 1 < sizeof inner) { inner[n] = e[n]; n++; }
+    inner[n] = 0;
+    const edge_op_rt *op = c->op;
+    for (uint32_t k = 0; k < op->n_in + op->n_out && t + 12 < sizeof types; k++) {
+        const char *sep = k == op->n_in ? "->" : (k ? "," : "");
+        while (*sep) types[t++] = *sep++;
+        const char *tn = op->io[k] < 0 ? "none" : edge_type_name(c->m->tensors[op->io[k]].t.type);
+        while (*tn && t + 1 < sizeof types) types[t++] = *tn++;
+    }
+    types[t] = 0;
+    return edge_fail(c->m, st, "%s (bfloat16 run as float32; file has %s)", inner, types);
+}
+
 static edge_status wrap_prepare(edge_op_ctx *c, const edge_op_impl *inner) {
     edge_op_rt *op = c->op;
     if (!c->params) {
@@ -131,7 +150,7 @@ static edge_status wrap_prepare(edge_op_ctx *c, const edge_op_impl *inner) {
         swap_in(c, sv, 0, 0, &cb, &sb);
         edge_status st = inner->prepare(c);
         restore(c, sv);
-        if (st) return st;
+        if (st) return explain(c, st);
         op->params_bytes = WRAP_HDR + a16(op->params_bytes) + cb;
         op->scratch_bytes = a16(op->scratch_bytes) + sb;
         return EDGE_OK;
