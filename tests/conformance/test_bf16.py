@@ -218,3 +218,27 @@ def test_fp16_dequantize_to_bf16_refused(any_edgeq, tmp_path):
     data = tflite_to_bf16.convert(_read(REAL["test_model_redux_precision.bin"]), act="bf16")
     err = _refusal(data, tmp_path, any_edgeq)
     assert "(DEQUANTIZE): output bfloat16 not supported" in err, err
+
+
+def test_cli_bf16_io_through_npy(edgeq, tmp_path):
+    """edgeq run: a float32 .npy feeds a bfloat16 input (rounded to nearest
+    even, as ml_dtypes) and a bfloat16 output is written to .npy as float32;
+    the same as the raw-bytes route."""
+    name = "logistic_r-1_1"
+    data = tflite_to_bf16.convert(_read(os.path.join(FIXTURES, ENTRIES[name]["file"])),
+                                  act="bf16", io="bf16")
+    model = tmp_path / "m.tflite"
+    model.write_bytes(data)
+    x = np.random.default_rng(7).uniform(-3, 3, size=(1, 64)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = oracle.run_edgeq(["run", model, "--input", tmp_path / "x.npy", "--output",
+                          tmp_path / "y.npy"], binary=edgeq)
+    assert r.returncode == 0, r.stderr
+    y = np.load(tmp_path / "y.npy")
+    assert y.dtype == np.float32 and y.shape == (1, 64)
+
+    class D:
+        shape = (1, 64)
+
+    raw = run_bf16_io(str(model), [x.astype(ml_dtypes.bfloat16)], [D], edgeq)[0]
+    np.testing.assert_array_equal(y, raw.view(ml_dtypes.bfloat16).astype(np.float32))
