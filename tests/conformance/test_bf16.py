@@ -242,3 +242,27 @@ def test_cli_bf16_io_through_npy(edgeq, tmp_path):
 
     raw = run_bf16_io(str(model), [x.astype(ml_dtypes.bfloat16)], [D], edgeq)[0]
     np.testing.assert_array_equal(y, raw.view(ml_dtypes.bfloat16).astype(np.float32))
+
+
+def test_operand_listed_twice(any_edgeq, tmp_path):
+    """ADD(x, x) with x bfloat16: the widened stand-in must not outlive the
+    op (three invokes in a row, then the output checked)."""
+    S = tflite_to_bf16._schema()
+    data = _read(os.path.join(FIXTURES, ENTRIES["add_same"]["file"]))
+    m = S.ModelT.InitFromPackedBuf(bytearray(data), 0)
+    op = m.subgraphs[0].operators[0]
+    op.inputs[1] = op.inputs[0]
+    model = tmp_path / "m.tflite"
+    model.write_bytes(tflite_to_bf16.convert(tflite_to_bf16._pack(S, m, len(data)),
+                                             act="bf16", io="bf16"))
+    info = oracle.model_info(str(model))
+    shape = info.tensors[info.inputs[0]]["shape"]
+    x = np.random.default_rng(3).uniform(-1, 1, shape).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = oracle.run_edgeq(["run", model, "--input", tmp_path / "x.npy", "--input",
+                          tmp_path / "x.npy", "--output", tmp_path / "y.npy", "--repeat", "3"],
+                         binary=any_edgeq)
+    assert r.returncode == 0, r.stderr
+    xb = x.astype(ml_dtypes.bfloat16).astype(np.float32)
+    want = (xb + xb).astype(ml_dtypes.bfloat16).astype(np.float32)
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), want)
