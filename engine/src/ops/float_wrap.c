@@ -91,7 +91,7 @@ static void swap_in(const edge_op_ctx *c, saved *sv, uint8_t *consts, uint8_t *s
         }
         t->t.type = EDGE_FLOAT32;
         t->t.bytes = (size_t)n * 4u;
-        t->t.data = f;
+        if (f) t->t.data = f; /* else the sizing pass */
     }
     *const_bytes = cb;
     *scratch_bytes = sb;
@@ -217,7 +217,8 @@ static edge_status wrap_eval(edge_op_ctx *c, const edge_op_impl *inner) {
     if (h->direct) return inner->eval(&in_c);
     saved sv[EDGE_MAX_OP_IO];
     uint32_t cb, sb;
-    uint8_t *scratch = (uint8_t *)c->scratch + a16(h->inner_scratch);
+    /* No scratch at all when only constants were widened. */
+    uint8_t *scratch = c->scratch ? (uint8_t *)c->scratch + a16(h->inner_scratch) : 0;
     in_c.scratch = h->inner_scratch ? c->scratch : 0;
     swap_in(c, sv, base + WRAP_HDR + a16(h->inner_params), scratch, &cb, &sb);
     for (uint32_t k = 0; k < op->n_in; k++) {
