@@ -553,7 +553,7 @@ static int lower_conv(lower_ctx *c, int i) {
                 for (int co = 0; co < cout; co++) {
                     float v = n->kernel[(((size_t)y * kw + x) * cin + ci) * cout + co];
                     wt[(((size_t)co * kh + y) * kw + x) * cin + ci] = v * s;
-                    b[co] += o * v;
+                    if (o != 0.0f) b[co] += o * v; /* 0 * Inf would be NaN */
                 }
     for (int co = 0; co < cout; co++) b[co] += n->bias ? n->bias[co] : 0.0f;
     int in = in_t(c, n, 0);
@@ -608,7 +608,7 @@ static int lower_depthwise(lower_ctx *c, int i) {
     /* [kh][kw][cin][m] is already [1][kh][kw][cin*m] in memory. */
     for (size_t e = 0; e < count; e++) {
         wt[e] = n->kernel[e] * s;
-        b[e % (size_t)C] += o * n->kernel[e];
+        if (o != 0.0f) b[e % (size_t)C] += o * n->kernel[e];
     }
     for (int k = 0; k < C; k++) b[k] += n->bias ? n->bias[k] : 0.0f;
     int in = in_t(c, n, 0);
@@ -662,7 +662,7 @@ static int lower_dense(lower_ctx *c, int i) {
         for (int u = 0; u < U; u++) {
             float v = n->kernel[(size_t)k * U + u];
             wt[(size_t)u * N + k] = v * s;
-            b[u] += o * v;
+            if (o != 0.0f) b[u] += o * v;
         }
     for (int u = 0; u < U; u++) b[u] += n->bias ? n->bias[u] : 0.0f;
     int in = in_t(c, n, 0);
