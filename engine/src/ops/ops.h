@@ -19,7 +19,7 @@
 /* Float twins of ops whose int8 file stays int8-only: chosen by the loader
  * when the op's input 0 is FLOAT32 or BFLOAT16 (edge_op_find_float). Each
  * `edge_op_<name>` here has the same `code` as its int8 op. */
-#define EDGE_FLOAT_OP_LIST(X)
+#define EDGE_FLOAT_OP_LIST(X) X(conv_2d_f) X(depthwise_conv_2d_f) X(fully_connected_f)
 
 #define EDGE_OP_DECLARE(name) extern const edge_op_impl edge_op_##name;
 EDGE_OP_LIST(EDGE_OP_DECLARE)
