@@ -19,7 +19,14 @@
 /* Float twins of ops whose int8 file stays int8-only: chosen by the loader
  * when the op's input 0 is FLOAT32 or BFLOAT16 (edge_op_find_float). Each
  * `edge_op_<name>` here has the same `code` as its int8 op. */
-#define EDGE_FLOAT_OP_LIST(X) X(conv_2d_f) X(depthwise_conv_2d_f) X(fully_connected_f)
+#define EDGE_FLOAT_OP_LIST(X)                                                  \
+    X(conv_2d_f) X(depthwise_conv_2d_f) X(fully_connected_f)                  \
+    X(add_f) X(sub_f) X(mul_f)                                                \
+    X(average_pool_2d_f) X(max_pool_2d_f) X(mean_f)                           \
+    X(softmax_f) X(logistic_f) X(tanh_f) X(hard_swish_f) X(relu_f) X(relu6_f) \
+    X(leaky_relu_f) X(quantize_f) X(dequantize_f)                             \
+    X(reshape_f) X(squeeze_f) X(pad_f) X(padv2_f) X(concatenation_f)         \
+    X(strided_slice_f)
 
 #define EDGE_OP_DECLARE(name) extern const edge_op_impl edge_op_##name;
 EDGE_OP_LIST(EDGE_OP_DECLARE)

@@ -1,0 +1,283 @@
+/*
+ * float_wrap.c — BFLOAT16 operands for the ops whose float path is written
+ * for FLOAT32 (ADD, SUB, MUL, pools, MEAN, SOFTMAX, activations, RESHAPE,
+ * SQUEEZE, PAD, PADV2, CONCATENATION, STRIDED_SLICE, QUANTIZE), plus
+ * DEQUANTIZE bfloat16 -> float32.
+ *
+ * Each twin here wraps the op's own implementation: every BFLOAT16 operand
+ * is widened to fp32 (exact), the FLOAT32 code computes, and a BFLOAT16
+ * output is rounded back (nearest even). So any operand and the output may
+ * independently be FLOAT32 or BFLOAT16, and the results are the float32
+ * op's on the widened values, rounded once. Constants are widened once at
+ * load into the params block; activations into per-invoke scratch.
+ *
+ * Without a BFLOAT16 operand the twin is the op itself (no copies), and so
+ * is an op that only moves elements (RESHAPE ... STRIDED_SLICE) when all
+ * its float operands share one type: it moves bf16 bytes as they are.
+ *
+ * While the wrapped prepare/eval runs, the converted operands' records
+ * (type, bytes, data) are swapped to their fp32 copies, then restored.
+ *
+ * Params block: [wrap header][wrapped op's params][widened constants];
+ * scratch: [wrapped op's scratch][widened inputs][fp32 outputs].
+ */
+#include "../kernels/bf16.h"
+#include "ops.h"
+
+#define WRAP_HDR 16u
+
+typedef struct wrap_hdr {
+    uint32_t inner_params, inner_scratch;
+    uint8_t direct;
+} wrap_hdr;
+
+static uint32_t a16(uint64_t x) { return (uint32_t)((x + 15u) & ~(uint64_t)15u); }
+
+static int is_mover(int32_t code) {
+    switch (code) {
+    case 22: /* RESHAPE */
+    case 43: /* SQUEEZE */
+    case 34: /* PAD */
+    case 60: /* PADV2 */
+    case 2:  /* CONCATENATION */
+    case 45: /* STRIDED_SLICE */
+        return 1;
+    default: return 0;
+    }
+}
+
+/* Run the op itself: no BFLOAT16 operand, or a mover on one float type. */
+static int runs_direct(const edge_op_ctx *c) {
+    const edge_op_rt *op = c->op;
+    int has_bf16 = 0, has_f32 = 0;
+    for (uint32_t k = 0; k < op->n_in + op->n_out; k++) {
+        if (op->io[k] < 0) continue;
+        const edge_type t = c->m->tensors[op->io[k]].t.type;
+        has_bf16 |= t == EDGE_BFLOAT16;
+        has_f32 |= t == EDGE_FLOAT32;
+    }
+    return !has_bf16 || (is_mover(op->code) && !has_f32);
+}
+
+typedef struct saved {
+    edge_type type;
+    size_t bytes;
+    void *data;
+} saved;
+
+/* Point every BFLOAT16 operand at its fp32 copy. consts: widened constants
+ * (NULL in the sizing pass); scratch: fp32 copies of activations (NULL in
+ * the sizing pass). Returns the bytes each area needs. */
+static void swap_in(const edge_op_ctx *c, saved *sv, uint8_t *consts, uint8_t *scratch,
+                    uint32_t *const_bytes, uint32_t *scratch_bytes) {
+    const edge_op_rt *op = c->op;
+    uint32_t cb = 0, sb = 0;
+    for (uint32_t k = 0; k < op->n_in + op->n_out; k++) {
+        if (op->io[k] < 0) continue;
+        edge_tensor_rt *t = &c->m->tensors[op->io[k]];
+        sv[k].type = t->t.type;
+        sv[k].bytes = t->t.bytes;
+        sv[k].data = t->t.data;
+        if (t->t.type != EDGE_BFLOAT16) continue;
+        const int64_t n = edge_numel(&t->t);
+        const uint32_t need = a16((uint64_t)n * 4u);
+        float *f = 0;
+        if (t->is_const && k < op->n_in) {
+            if (consts) f = (float *)(void *)(consts + cb);
+            cb += need;
+        } else {
+            if (scratch) f = (float *)(void *)(scratch + sb);
+            sb += need;
+        }
+        t->t.type = EDGE_FLOAT32;
+        t->t.bytes = (size_t)n * 4u;
+        t->t.data = f;
+    }
+    *const_bytes = cb;
+    *scratch_bytes = sb;
+}
+
+static void restore(const edge_op_ctx *c, const saved *sv) {
+    const edge_op_rt *op = c->op;
+    for (uint32_t k = 0; k < op->n_in + op->n_out; k++) {
+        if (op->io[k] < 0) continue;
+        edge_tensor_rt *t = &c->m->tensors[op->io[k]];
+        t->t.type = sv[k].type;
+        t->t.bytes = sv[k].bytes;
+        t->t.data = sv[k].data;
+    }
+}
+
+static void widen(float *dst, const uint16_t *src, int64_t n) {
+    for (int64_t i = 0; i < n; i++) dst[i] = edge_bf16_to_f32(src[i]);
+}
+
+static void narrow(uint16_t *dst, const float *src, int64_t n) {
+    for (int64_t i = 0; i < n; i++) dst[i] = edge_f32_to_bf16(src[i]);
+}
+
+/* The wrapped op words its errors with the float32 types it was shown:
+ * append the operand types the file really has. */
+static edge_status explain(edge_op_ctx *c, edge_status st) {
+    char inner[EDGE_ERROR_LEN], types[96];
+    const char *e = c->m->error;
+    uint32_t n = 0, t = 0;
+    while (e[n] && n + 1 < sizeof inner) { inner[n] = e[n]; n++; }
+    inner[n] = 0;
+    const edge_op_rt *op = c->op;
+    for (uint32_t k = 0; k < op->n_in + op->n_out && t + 12 < sizeof types; k++) {
+        const char *sep = k == op->n_in ? "->" : (k ? "," : "");
+        while (*sep) types[t++] = *sep++;
+        const char *tn = op->io[k] < 0 ? "none" : edge_type_name(c->m->tensors[op->io[k]].t.type);
+        while (*tn && t + 1 < sizeof types) types[t++] = *tn++;
+    }
+    types[t] = 0;
+    return edge_fail(c->m, st, "%s (bfloat16 run as float32; file has %s)", inner, types);
+}
+
+static edge_status wrap_prepare(edge_op_ctx *c, const edge_op_impl *inner) {
+    edge_op_rt *op = c->op;
+    if (!c->params) {
+        if (runs_direct(c)) {
+            edge_status st = inner->prepare(c);
+            if (st) return st;
+            if (op->params_bytes == 0) op->params_bytes = WRAP_HDR; /* to hold `direct` */
+            else op->params_bytes += WRAP_HDR;
+            return EDGE_OK;
+        }
+        saved sv[EDGE_MAX_OP_IO];
+        uint32_t cb, sb;
+        swap_in(c, sv, 0, 0, &cb, &sb);
+        edge_status st = inner->prepare(c);
+        restore(c, sv);
+        if (st) return explain(c, st);
+        op->params_bytes = WRAP_HDR + a16(op->params_bytes) + cb;
+        op->scratch_bytes = a16(op->scratch_bytes) + sb;
+        return EDGE_OK;
+    }
+    /* Fill pass: the sizing pass left the totals in op; recompute the
+     * wrapped op's own sizes with a sizing call on the same records. */
+    wrap_hdr *h = (wrap_hdr *)c->params;
+    uint8_t *base = (uint8_t *)c->params;
+    const uint32_t total_params = op->params_bytes, total_scratch = op->scratch_bytes;
+    edge_op_ctx sizing = *c;
+    sizing.params = 0;
+    op->params_bytes = op->scratch_bytes = 0;
+    saved sv[EDGE_MAX_OP_IO];
+    uint32_t cb, sb;
+    const int direct = runs_direct(c);
+    if (!direct) swap_in(c, sv, 0, 0, &cb, &sb);
+    edge_status st = inner->prepare(&sizing);
+    if (!direct) restore(c, sv);
+    h->inner_params = op->params_bytes;
+    h->inner_scratch = op->scratch_bytes;
+    h->direct = (uint8_t)direct;
+    op->params_bytes = total_params;
+    op->scratch_bytes = total_scratch;
+    if (st) return st;
+    edge_op_ctx in_c = *c;
+    in_c.params = h->inner_params ? base + WRAP_HDR : 0;
+    if (direct) {
+        if (!in_c.params) return EDGE_OK;
+        return inner->prepare(&in_c);
+    }
+    /* Widen the constants once, and give the wrapped prepare the scratch
+     * addresses eval will use, in case it keeps a pointer. */
+    uint8_t *consts = base + WRAP_HDR + a16(h->inner_params);
+    uint8_t *scratch = op->scratch_offset >= 0
+                           ? c->m->arena + c->m->arena_records + op->scratch_offset + a16(h->inner_scratch)
+                           : 0;
+    swap_in(c, sv, consts, scratch, &cb, &sb);
+    for (uint32_t k = 0; k < op->n_in; k++) {
+        if (op->io[k] < 0 || sv[k].type != EDGE_BFLOAT16) continue;
+        edge_tensor_rt *t = &c->m->tensors[op->io[k]];
+        if (t->is_const && sv[k].data) widen((float *)t->t.data, (const uint16_t *)sv[k].data, edge_numel(&t->t));
+    }
+    st = in_c.params ? inner->prepare(&in_c) : EDGE_OK;
+    restore(c, sv);
+    return st;
+}
+
+static edge_status wrap_eval(edge_op_ctx *c, const edge_op_impl *inner) {
+    const edge_op_rt *op = c->op;
+    const wrap_hdr *h = (const wrap_hdr *)c->params;
+    uint8_t *base = (uint8_t *)c->params;
+    edge_op_ctx in_c = *c;
+    in_c.params = h->inner_params ? base + WRAP_HDR : 0;
+    if (h->direct) return inner->eval(&in_c);
+    saved sv[EDGE_MAX_OP_IO];
+    uint32_t cb, sb;
+    uint8_t *scratch = (uint8_t *)c->scratch + a16(h->inner_scratch);
+    in_c.scratch = h->inner_scratch ? c->scratch : 0;
+    swap_in(c, sv, base + WRAP_HDR + a16(h->inner_params), scratch, &cb, &sb);
+    for (uint32_t k = 0; k < op->n_in; k++) {
+        if (op->io[k] < 0 || sv[k].type != EDGE_BFLOAT16) continue;
+        edge_tensor_rt *t = &c->m->tensors[op->io[k]];
+        if (!t->is_const) widen((float *)t->t.data, (const uint16_t *)sv[k].data, edge_numel(&t->t));
+    }
+    edge_status st = inner->eval(&in_c);
+    for (uint32_t k = op->n_in; k < op->n_in + op->n_out; k++) {
+        if (op->io[k] < 0 || sv[k].type != EDGE_BFLOAT16) continue;
+        edge_tensor_rt *t = &c->m->tensors[op->io[k]];
+        narrow((uint16_t *)sv[k].data, (const float *)t->t.data, edge_numel(&t->t));
+    }
+    restore(c, sv);
+    return st;
+}
+
+#define WRAP(name, code, op_name, view)                                                     \
+    static edge_status prepare_##name(edge_op_ctx *c) { return wrap_prepare(c, &edge_op_##name); } \
+    static edge_status eval_##name(edge_op_ctx *c) { return wrap_eval(c, &edge_op_##name); }       \
+    const edge_op_impl edge_op_##name##_f = {code, op_name, prepare_##name, eval_##name, view};
+
+WRAP(add, 0, "ADD", 0)
+WRAP(sub, 41, "SUB", 0)
+WRAP(mul, 18, "MUL", 0)
+WRAP(average_pool_2d, 1, "AVERAGE_POOL_2D", 0)
+WRAP(max_pool_2d, 17, "MAX_POOL_2D", 0)
+WRAP(mean, 40, "MEAN", 0)
+WRAP(softmax, 25, "SOFTMAX", 0)
+WRAP(logistic, 14, "LOGISTIC", 0)
+WRAP(tanh, 28, "TANH", 0)
+WRAP(hard_swish, 117, "HARD_SWISH", 0)
+WRAP(relu, 19, "RELU", 0)
+WRAP(relu6, 21, "RELU6", 0)
+WRAP(leaky_relu, 98, "LEAKY_RELU", 0)
+WRAP(reshape, 22, "RESHAPE", 1)
+WRAP(squeeze, 43, "SQUEEZE", 1)
+WRAP(pad, 34, "PAD", 0)
+WRAP(padv2, 60, "PADV2", 0)
+WRAP(concatenation, 2, "CONCATENATION", 0)
+WRAP(strided_slice, 45, "STRIDED_SLICE", 0)
+WRAP(quantize, 114, "QUANTIZE", 0)
+
+/* DEQUANTIZE bfloat16 -> float32 is a widening; anything else with a float
+ * input 0 goes to the op itself (which says what it does not take). */
+static int dq_widens(const edge_op_ctx *c) {
+    const edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
+    return c->op->n_in == 1 && c->op->n_out == 1 && in && out && in->t.type == EDGE_BFLOAT16 &&
+           out->t.type == EDGE_FLOAT32;
+}
+
+static edge_status dq_prepare(edge_op_ctx *c) {
+    if (!dq_widens(c)) return edge_op_dequantize.prepare(c);
+    const edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
+    if (edge_numel(&in->t) != edge_numel(&out->t))
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "input has %ld elements, output %ld",
+                            (long)edge_numel(&in->t), (long)edge_numel(&out->t));
+    if (!c->params) {
+        c->op->params_bytes = 0;
+        c->op->scratch_bytes = 0;
+        c->op->macs = 0;
+    }
+    return EDGE_OK;
+}
+
+static edge_status dq_eval(edge_op_ctx *c) {
+    if (!dq_widens(c)) return edge_op_dequantize.eval(c);
+    const edge_tensor_rt *in = edge_in(c, 0);
+    widen((float *)edge_out(c, 0)->t.data, (const uint16_t *)in->t.data, edge_numel(&in->t));
+    return EDGE_OK;
+}
+
+const edge_op_impl edge_op_dequantize_f = {6, "DEQUANTIZE", dq_prepare, dq_eval, 0};
