@@ -74,10 +74,21 @@ def edgeq_bin():
     return p
 
 
-def edgeq(*args, check=True):
-    env = dict(os.environ, **fx.SAN_ENV)
-    r = subprocess.run([edgeq_bin()] + [str(a) for a in args], capture_output=True, text=True,
-                       env=env, timeout=300)
+SAN_ENV = dict(fx.SAN_ENV, LSAN_OPTIONS="exitcode=%d:suppressions=%s" % (
+    fx.SANITIZER_EXIT, os.path.join(HERE, "lsan_hdf5.supp")))
+
+
+def asan_bin():
+    p = os.environ.get("EDGEQ_ASAN", os.path.join(REPO, "build", "asan", "edgeq"))
+    if not (os.path.isfile(p) and os.access(p, os.X_OK)):
+        pytest.skip("ASan+UBSan build %s not built (`make asan`)" % p)
+    return p
+
+
+def edgeq(*args, check=True, binary=None):
+    env = dict(os.environ, **SAN_ENV)
+    r = subprocess.run([binary or edgeq_bin()] + [str(a) for a in args], capture_output=True,
+                       text=True, env=env, timeout=300)
     assert r.returncode != fx.SANITIZER_EXIT, r.stderr
     if check:
         assert r.returncode == 0, "edgeq %s: exit %d\n%s" % (" ".join(map(str, args)),
@@ -627,3 +638,26 @@ def test_litert_runs_a_conv_only_bf16_file_and_gets_it_wrong(tmp_path):
         it.invoke()
         err = max_rel(it.get_tensor(o["index"]), y[:1])
         assert err > 0.2, err  # wrong, not bf16 rounding
+
+
+# ------------------------------------------------------------ under ASan + UBSan
+
+
+def test_bf16_paths_under_asan(tmp_path):
+    """The float lowering, writer, report (with and without the engine's
+    check) and refusals, on the sanitizer build."""
+    san = asan_bin()
+    model, x, _ = shared_case("strww")
+    xp = tmp_path / "x.npy"
+    np.save(xp, x[:4])
+    for args in (["--dtype", "bf16"], ["--dtype", "bf16", "--act", "bf16", "--calib", xp],
+                 ["--dtype", "f32", "--sram-kb", "64", "--report", tmp_path / "r.json"]):
+        edgeq(model, tmp_path / "m.tflite", *args, binary=san)
+    for name in FIXTURES:
+        edgeq(fx.fixture_model(name), tmp_path / "f.tflite", "--dtype", "bf16", "--act", "bf16",
+              binary=san)
+    edgeq(os.path.join(BF16_FIX, "rne.h5"), tmp_path / "rne.tflite", "--dtype", "bf16",
+          "--allow-nonfinite", binary=san)
+    r = edgeq(os.path.join(BF16_FIX, "rne.h5"), tmp_path / "no.tflite", "--dtype", "bf16",
+              binary=san, check=False)
+    assert r.returncode == 1 and not (tmp_path / "no.tflite").exists()
