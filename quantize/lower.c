@@ -321,9 +321,10 @@ static int same_tensor(lower_ctx *c, int i, const char *suffix, int rank, const 
                        int like) {
     const edgeq_node *n = &c->g->nodes[i];
     if (c->flt) {
-        /* Data movement keeps its input's type, except towards a model
-         * output (the passes before made that input FLOAT32 too). */
-        int type = c->want_f32[i] ? EDGEQ_TT_FLOAT32 : c->m->t[like].type;
+        /* Data movement keeps its input's type, except for the node's own
+         * output towards a model output (edgeq_lower made its input
+         * FLOAT32 too); intermediate steps (suffix) keep it always. */
+        int type = c->want_f32[i] && !suffix ? EDGEQ_TT_FLOAT32 : c->m->t[like].type;
         int ft = new_tensor(c, n->name, suffix, type, rank, shape);
         if (ft < 0) return oom(c);
         c->m->t[ft].node = i;

@@ -193,13 +193,17 @@ def run_litert(path, x):
 
 
 def run_engine(path, x, n_out, tmp):
-    """Every sample through `edgeq run` (float32 in, float32 out)."""
+    """Every sample through `edgeq run` (float32 in, float32 out); x is one
+    array (samples stacked) or a list of them, one per model input."""
+    xs = x if isinstance(x, list) else [x]
     ys = [[] for _ in range(n_out)]
-    xp = os.path.join(str(tmp), "x.npy")
+    xps = [os.path.join(str(tmp), "x%d.npy" % k) for k in range(len(xs))]
     outs = [os.path.join(str(tmp), "y%d.npy" % k) for k in range(n_out)]
-    for s in x:
-        np.save(xp, s[None].astype(np.float32))
-        edgeq("run", path, "--input", xp, *[a for o in outs for a in ("--output", o)])
+    for i in range(len(xs[0])):
+        for xp, xk in zip(xps, xs):
+            np.save(xp, xk[i:i + 1].astype(np.float32))
+        edgeq("run", path, *[a for p in xps for a in ("--input", p)],
+              *[a for o in outs for a in ("--output", o)])
         for k, o in enumerate(outs):
             y = np.load(o)
             assert y.dtype == np.float32
@@ -326,6 +330,34 @@ def test_bf16_file_on_engine_within_1pct_of_keras(conv, figures, tmp_path, name,
     assert max(errs) < (BF16_TOL if name in SHARED_KEYS else FIXTURE_TOL[act]), errs
     # bf16 is not float32 in disguise: rounding shows.
     assert max(errs) > 1e-6, errs
+
+
+def _loader_fixtures():
+    p = os.path.join(fx.KERAS_FIX, "MANIFEST.json")
+    if not os.path.exists(p):
+        return []
+    with open(p) as f:
+        models = json.load(f).get("models", {})
+    return [(name, fn, m["inputs"], m["outputs"]) for name, m in sorted(models.items())
+            for fn in m["files"]]
+
+
+@pytest.mark.parametrize("name,fn,n_in,n_out", _loader_fixtures())
+def test_loader_fixtures_as_float_files_on_engine(tmp_path, name, fn, n_in, n_out):
+    """The loader's Keras fixtures (tests/fixtures/keras: nested models, two
+    inputs and outputs, Keras 2 and 3 files) as f32 and bf16 files on the
+    engine, against Keras's outputs."""
+    need_engine_float(tmp_path)
+    xs = [np.load(os.path.join(fx.KERAS_FIX, "%s.in%d.npy" % (name, k))) for k in range(n_in)]
+    ys = [np.load(os.path.join(fx.KERAS_FIX, "%s.out%d.npy" % (name, k))) for k in range(n_out)]
+    for dtype, act, tol in (("f32", None, F32_TOL), ("bf16", "f32", BF16_TOL),
+                            ("bf16", "bf16", BF16_TOL)):
+        out = tmp_path / "m.tflite"
+        edgeq(os.path.join(fx.KERAS_FIX, fn), out, "--dtype", dtype, "-q",
+              *(["--act", act] if act else []))
+        got = run_engine(str(out), xs, n_out, tmp_path)
+        for g, y in zip(got, ys):
+            assert max_rel(g, y) < tol, (dtype, act, max_rel(g, y))
 
 
 def test_bf16_report_checks_calib_samples_on_engine(tmp_path):
