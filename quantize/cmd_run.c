@@ -111,6 +111,14 @@ double edgeq_tensor_value(const edge_tensor *t, size_t i) {
     }
 }
 
+/* float32 -> bfloat16, nearest even, NaN kept NaN (as the engine's bf16.h). */
+static uint16_t edgeq_f32_to_bf16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x0040u);
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
 static void *alloc_aligned(size_t n) {
     size_t rounded = (n + EDGE_ARENA_ALIGN - 1) & ~(size_t)(EDGE_ARENA_ALIGN - 1);
     if (rounded < n) return NULL;
@@ -209,10 +217,12 @@ static void run_help(FILE *fp) {
             "\n"
             "  --input FILE    one per model input, in order. FILE.npy: dtype and element\n"
             "                  count must match the tensor (float data is not quantized\n"
-            "                  for an int8/uint8 input: give the quantized values). Any\n"
+            "                  for an int8/uint8 input: give the quantized values; a\n"
+            "                  bfloat16 input takes float32, rounded to nearest even). Any\n"
             "                  other name: raw little-endian bytes, exactly the tensor's size.\n"
             "  --output FILE   one per model output, in order (fewer is fine): FILE.npy gets\n"
-            "                  the tensor's dtype and shape, anything else the raw bytes.\n"
+            "                  the tensor's dtype and shape (bfloat16 as float32, exact),\n"
+            "                  anything else the raw bytes.\n"
             "                  Written all or nothing (temp file + rename).\n"
             "  --repeat N      invoke N times (default 1); the median latency is reported\n"
             "  --profile       time each operator (mean per invoke, %% of total)\n"
@@ -331,6 +341,21 @@ static int load_input(edge_model *m, uint32_t i, const char *path, input_data *d
         size_t elems = edgeq_tensor_elems(&in);
         if (edgeq_npy_parse(buf, len, path, &a, err, sizeof err) != 0) {
             edgeq_error("input %u: %s", i, err);
+        } else if (in.type == EDGE_BFLOAT16 && a.kind == 'f' && a.itemsize == 4 &&
+                   a.count == elems) {
+            /* NumPy has no bfloat16: a float32 .npy is rounded (nearest
+             * even), in place (element i's 2 bytes land at or before its
+             * 4 bytes, which were read first). */
+            uint8_t *p = (uint8_t *)(uintptr_t)a.data;
+            for (size_t e = 0; e < elems; e++) {
+                float f;
+                memcpy(&f, p + 4 * e, 4);
+                uint16_t b = edgeq_f32_to_bf16(f);
+                memcpy(p + 2 * e, &b, 2);
+            }
+            d->bytes = a.data;
+            d->len = in.bytes;
+            rc = 0;
         } else if (edgeq_npy_dtype_of(in.type, &kind, &size) != 0) {
             edgeq_error("input %u '%s' is %s, which has no .npy dtype; give its raw bytes in a "
                         "file not named .npy",
@@ -385,6 +410,9 @@ static int stage_output(edge_model *m, uint32_t i, const char *path, edgeq_atomi
     char err[512];
     uint8_t hdr[4096];
     size_t hdr_len = 0;
+    uint8_t *widened = NULL; /* bf16 output as float32 for .npy */
+    const uint8_t *body = out.data;
+    size_t body_len = out.bytes;
     if (!out.data) {
         edgeq_error("output %u has no data buffer", i);
         return -1;
@@ -393,7 +421,22 @@ static int stage_output(edge_model *m, uint32_t i, const char *path, edgeq_atomi
         char kind;
         uint32_t size;
         uint64_t shape[EDGE_MAX_DIMS];
-        if (edgeq_npy_dtype_of(out.type, &kind, &size) != 0) {
+        if (out.type == EDGE_BFLOAT16) {
+            /* NumPy has no bfloat16: written as float32 (exact). */
+            kind = 'f';
+            size = 4;
+            widened = malloc(edgeq_tensor_elems(&out) * 4 + 1);
+            if (!widened) {
+                edgeq_error("out of memory");
+                return -1;
+            }
+            for (size_t e = 0; e < edgeq_tensor_elems(&out); e++) {
+                float f = (float)edgeq_tensor_value(&out, e);
+                memcpy(widened + 4 * e, &f, 4);
+            }
+            body = widened;
+            body_len = edgeq_tensor_elems(&out) * 4;
+        } else if (edgeq_npy_dtype_of(out.type, &kind, &size) != 0) {
             edgeq_error("output %u is %s, which has no .npy dtype; write it to a raw file "
                         "(a name not ending in .npy)",
                         i, edge_type_name(out.type));
@@ -401,26 +444,30 @@ static int stage_output(edge_model *m, uint32_t i, const char *path, edgeq_atomi
         }
         for (int32_t d = 0; d < out.rank && d < EDGE_MAX_DIMS; d++)
             shape[d] = out.dims[d] > 0 ? (uint64_t)out.dims[d] : 0;
-        if (edgeq_tensor_elems(&out) * size != out.bytes) {
+        if (!widened && edgeq_tensor_elems(&out) * size != out.bytes) {
             edgeq_error("output %u: %zu bytes do not match its shape", i, out.bytes);
             return -1;
         }
         if (edgeq_npy_header(kind, size, (uint32_t)out.rank, shape, hdr, sizeof hdr, &hdr_len, err,
                              sizeof err) != 0) {
             edgeq_error("output %u: %s", i, err);
+            free(widened);
             return -1;
         }
     }
     if (edgeq_atomic_open(af, path, err, sizeof err) != 0) {
         edgeq_error("output %u: %s", i, err);
+        free(widened);
         return -1;
     }
     if ((hdr_len && fwrite(hdr, 1, hdr_len, af->fp) != hdr_len) ||
-        (out.bytes && fwrite(out.data, 1, out.bytes, af->fp) != out.bytes)) {
+        (body_len && fwrite(body, 1, body_len, af->fp) != body_len)) {
         edgeq_error("output %u: %s: write failed: %s", i, path, strerror(errno));
         edgeq_atomic_abort(af);
+        free(widened);
         return -1;
     }
+    free(widened);
     return 0;
 }
 

@@ -218,3 +218,116 @@ def test_fp16_dequantize_to_bf16_refused(any_edgeq, tmp_path):
     data = tflite_to_bf16.convert(_read(REAL["test_model_redux_precision.bin"]), act="bf16")
     err = _refusal(data, tmp_path, any_edgeq)
     assert "(DEQUANTIZE): output bfloat16 not supported" in err, err
+
+
+def test_cli_bf16_io_through_npy(edgeq, tmp_path):
+    """edgeq run: a float32 .npy feeds a bfloat16 input (rounded to nearest
+    even, as ml_dtypes) and a bfloat16 output is written to .npy as float32;
+    the same as the raw-bytes route."""
+    name = "logistic_r-1_1"
+    data = tflite_to_bf16.convert(_read(os.path.join(FIXTURES, ENTRIES[name]["file"])),
+                                  act="bf16", io="bf16")
+    model = tmp_path / "m.tflite"
+    model.write_bytes(data)
+    x = np.random.default_rng(7).uniform(-3, 3, size=(1, 64)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = oracle.run_edgeq(["run", model, "--input", tmp_path / "x.npy", "--output",
+                          tmp_path / "y.npy"], binary=edgeq)
+    assert r.returncode == 0, r.stderr
+    y = np.load(tmp_path / "y.npy")
+    assert y.dtype == np.float32 and y.shape == (1, 64)
+
+    class D:
+        shape = (1, 64)
+
+    raw = run_bf16_io(str(model), [x.astype(ml_dtypes.bfloat16)], [D], edgeq)[0]
+    np.testing.assert_array_equal(y, raw.view(ml_dtypes.bfloat16).astype(np.float32))
+
+
+def test_operand_listed_twice(any_edgeq, tmp_path):
+    """ADD(x, x) with x bfloat16: the widened stand-in must not outlive the
+    op (three invokes in a row, then the output checked)."""
+    S = tflite_to_bf16._schema()
+    data = _read(os.path.join(FIXTURES, ENTRIES["add_same"]["file"]))
+    m = S.ModelT.InitFromPackedBuf(bytearray(data), 0)
+    op = m.subgraphs[0].operators[0]
+    op.inputs[1] = op.inputs[0]
+    model = tmp_path / "m.tflite"
+    model.write_bytes(tflite_to_bf16.convert(tflite_to_bf16._pack(S, m, len(data)),
+                                             act="bf16", io="bf16"))
+    info = oracle.model_info(str(model))
+    shape = info.tensors[info.inputs[0]]["shape"]
+    x = np.random.default_rng(3).uniform(-1, 1, shape).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    r = oracle.run_edgeq(["run", model, "--input", tmp_path / "x.npy", "--input",
+                          tmp_path / "x.npy", "--output", tmp_path / "y.npy", "--repeat", "3"],
+                         binary=any_edgeq)
+    assert r.returncode == 0, r.stderr
+    xb = x.astype(ml_dtypes.bfloat16).astype(np.float32)
+    want = (xb + xb).astype(ml_dtypes.bfloat16).astype(np.float32)
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), want)
+
+
+def _retyped_single_op(fixture, builtin, in_type, out_type):
+    """The fixture's one op turned into `builtin` with new I/O types."""
+    S = tflite_to_bf16._schema()
+    data = _read(os.path.join(FIXTURES, ENTRIES[fixture]["file"]))
+    m = S.ModelT.InitFromPackedBuf(bytearray(data), 0)
+    code = m.operatorCodes[m.subgraphs[0].operators[0].opcodeIndex]
+    code.builtinCode = builtin
+    code.deprecatedBuiltinCode = builtin
+    sg = m.subgraphs[0]
+    sg.operators[0].builtinOptionsType = 0
+    sg.operators[0].builtinOptions = None
+    sg.tensors[sg.inputs[0]].type = in_type
+    sg.tensors[sg.outputs[0]].type = out_type
+    return tflite_to_bf16._pack(S, m, len(data))
+
+
+def test_dequantize_bf16_to_f32_widens(any_edgeq, tmp_path):
+    """DEQUANTIZE bfloat16 -> float32 is exact widening."""
+    model = tmp_path / "m.tflite"
+    model.write_bytes(_retyped_single_op("relu_r-2_2", 6, tflite_to_bf16.BFLOAT16,
+                                         tflite_to_bf16.FLOAT32))
+    info = oracle.model_info(str(model))
+    assert info.ops == ["DEQUANTIZE"]
+    shape = info.tensors[info.inputs[0]]["shape"]
+    x = np.random.default_rng(5).standard_normal(shape).astype(ml_dtypes.bfloat16)
+    x.reshape(-1)[:4] = np.array([np.inf, -np.inf, np.nan, -0.0], ml_dtypes.bfloat16)
+    x.view(np.uint16).astype("<u2").tofile(tmp_path / "x.bin")
+    r = oracle.run_edgeq(["run", model, "--input", tmp_path / "x.bin", "--output",
+                          tmp_path / "y.npy"], binary=any_edgeq)
+    assert r.returncode == 0, r.stderr
+    y = np.load(tmp_path / "y.npy")
+    np.testing.assert_array_equal(y.view(np.uint32),
+                                  x.view(np.uint16).astype(np.uint32) << 16)
+
+
+def test_quantize_bf16_to_int8_matches_float(edgeq, tmp_path):
+    """QUANTIZE bfloat16 -> int8 gives the bytes litert gives for the same
+    (bf16-representable) values as float32."""
+    S = tflite_to_bf16._schema()
+
+    def with_quant(data):
+        m = S.ModelT.InitFromPackedBuf(bytearray(data), 0)
+        sg = m.subgraphs[0]
+        q = S.QuantizationParametersT()
+        q.scale = [0.0173]
+        q.zeroPoint = [-5]
+        sg.tensors[sg.outputs[0]].quantization = q
+        return tflite_to_bf16._pack(S, m, len(data))
+
+    f32 = with_quant(_retyped_single_op("relu_r-2_2", 114, tflite_to_bf16.FLOAT32, 9))
+    bf = with_quant(_retyped_single_op("relu_r-2_2", 114, tflite_to_bf16.BFLOAT16, 9))
+    (tmp_path / "f.tflite").write_bytes(f32)
+    (tmp_path / "b.tflite").write_bytes(bf)
+    orc = oracle.Oracle(str(tmp_path / "f.tflite"), allow_tflm=False)
+    assert orc.op_names() == ["QUANTIZE"]
+    x = np.random.default_rng(9).uniform(-3, 3, orc.inputs[0].shape).astype(ml_dtypes.bfloat16)
+    want = orc.run([x.astype(np.float32)])[0]
+    x.view(np.uint16).astype("<u2").tofile(tmp_path / "x.bin")
+    r = oracle.run_edgeq(["run", tmp_path / "b.tflite", "--input", tmp_path / "x.bin",
+                          "--output", tmp_path / "y.npy"], binary=edgeq)
+    assert r.returncode == 0, r.stderr
+    got = np.load(tmp_path / "y.npy")
+    assert oracle.compare_bytes(want, got.reshape(want.shape)) is None

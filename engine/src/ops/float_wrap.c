@@ -97,9 +97,10 @@ static void swap_in(const edge_op_ctx *c, saved *sv, uint8_t *consts, uint8_t *s
     *scratch_bytes = sb;
 }
 
+/* In reverse, so that an operand listed twice (ADD(x, x)) ends as it began. */
 static void restore(const edge_op_ctx *c, const saved *sv) {
     const edge_op_rt *op = c->op;
-    for (uint32_t k = 0; k < op->n_in + op->n_out; k++) {
+    for (uint32_t k = op->n_in + op->n_out; k-- > 0;) {
         if (op->io[k] < 0) continue;
         edge_tensor_rt *t = &c->m->tensors[op->io[k]];
         t->t.type = sv[k].type;
@@ -147,6 +148,15 @@ static edge_status wrap_prepare(edge_op_ctx *c, const edge_op_impl *inner) {
         }
         saved sv[EDGE_MAX_OP_IO];
         uint32_t cb, sb;
+        uint64_t widened = 0;
+        for (uint32_t k = 0; k < op->n_in + op->n_out; k++) {
+            const edge_tensor_rt *t = op->io[k] < 0 ? 0 : &c->m->tensors[op->io[k]];
+            if (t && t->t.type == EDGE_BFLOAT16) widened += (uint64_t)edge_numel(&t->t) * 4u + 15u;
+        }
+        if (widened > 0x3fffffffu)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                                "bfloat16 operands too large to widen to float32 (%lu bytes)",
+                                (unsigned long)widened);
         swap_in(c, sv, 0, 0, &cb, &sb);
         edge_status st = inner->prepare(c);
         restore(c, sv);
