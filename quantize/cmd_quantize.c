@@ -8,8 +8,9 @@
  * (tflite_writer.h) -> int8-vs-float agreement on the calibration samples
  * and the report (report.h) -> the output written to a temporary file and
  * renamed only when complete, so a failed run leaves nothing behind.
- * --dtype bf16|f32 skips calibration: float graph -> passes -> float
- * lowering -> the same writer and report (agreement only on --calib data).
+ * --dtype bf16|f32 skips calibration: float graph -> passes -> (bf16 with
+ * --calib: bias correction, bias_correct.h) -> float lowering -> the same
+ * writer and report (agreement only on --calib data).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bias_correct.h"
 #include "calib.h"
 #include "calib_data.h"
 #include "cli.h"
@@ -48,13 +50,17 @@ void edgeq_quantize_help_options(FILE *fp) {
             "  --sram-kb N         plan which parameters an N KiB SRAM caches beside the\n"
             "                      activation arena (greedy: most MACs per weight byte first)\n"
             "  --dtype TYPE        int8 (default: the int8 model above), bf16 (bfloat16\n"
-            "                      weights, float32 biases, no calibration) or f32 (a plain\n"
+            "                      weights, float32 biases, --calib optional) or f32 (a plain\n"
             "                      float32 TFLite model). bf16 and f32 models take and give\n"
             "                      float32; with --calib their outputs are checked against\n"
             "                      the float graph on those samples\n"
             "  --act TYPE          bf16 only: activations inside the model as f32 (default)\n"
             "                      or bf16 (activation tensors at half size, more rounding;\n"
             "                      the report's arena says what the engine needs)\n"
+            "  --no-bias-correction  bf16 only: keep the float32 biases as they are. By\n"
+            "                      default each Conv2D/DepthwiseConv2D/Dense bias absorbs\n"
+            "                      the mean shift its bf16-rounded filter causes, measured\n"
+            "                      on the --calib samples (without --calib: no correction)\n"
             "  --allow-nonfinite   bf16/f32 only: keep NaN and infinite weights as they are\n"
             "                      instead of refusing the model\n"
             "  --report FILE.json  also write the report as JSON\n"
@@ -101,6 +107,7 @@ typedef struct qopts {
     int quiet;
     const char *dtype_name, *act_name;
     int allow_nonfinite;
+    int no_bias_correction;
     const char *int8_only_name;
 } qopts;
 
@@ -127,6 +134,9 @@ static int parse_args(int argc, char **argv, qopts *o) {
             i++;
         } else if (strcmp(a, "--allow-nonfinite") == 0) {
             o->allow_nonfinite = 1;
+            i++;
+        } else if (strcmp(a, "--no-bias-correction") == 0) {
+            o->no_bias_correction = 1;
             i++;
         } else if (strcmp(a, "--per-channel-dense") == 0) {
             o->lower.dense_per_channel = 1;
@@ -208,6 +218,9 @@ static int parse_args(int argc, char **argv, qopts *o) {
     if (o->allow_nonfinite && o->lower.dtype == EDGEQ_DTYPE_INT8)
         return edgeq_usage(NULL, "--allow-nonfinite applies to --dtype bf16 or f32 only (int8 "
                            "cannot scale NaN or infinite weights)");
+    if (o->no_bias_correction && o->lower.dtype != EDGEQ_DTYPE_BF16)
+        return edgeq_usage(NULL, "--no-bias-correction applies to --dtype bf16 only (this is "
+                           "--dtype %s)", o->dtype_name);
     if (o->lower.dtype == EDGEQ_DTYPE_BF16 && !o->act_name) o->act_name = "f32";
     return 0;
 }
@@ -293,6 +306,7 @@ int edgeq_cmd_quantize(int argc, char **argv) {
     char why[512] = "";
     edgeq_graph g;
     edgeq_calib_set set;
+    edgeq_bias_correct_stats bcs;
     edgeq_qmodel qm;
     edgeq_engine eng;
     edgeq_report rep;
@@ -368,6 +382,27 @@ int edgeq_cmd_quantize(int argc, char **argv) {
             edgeq_error("%s: the float graph: %s", o.model, err);
             goto done;
         }
+    }
+
+    /* bf16: fold the mean shift of the rounded filters into the biases,
+     * measured on the --calib samples (after the float reference above,
+     * which must stay the float model's). Not on synthetic data: on
+     * str_ww, N(0,1) samples made the correction 4x worse than none
+     * (README "bf16 models"). */
+    if (o.lower.dtype == EDGEQ_DTYPE_BF16 && !o.no_bias_correction && set.count <= 0 && !o.quiet)
+        fprintf(stderr, EDGEQ_PROGRAM ": note: no --calib: the bf16 biases are not corrected "
+                        "for the filters' rounding (give --calib with ~100 real samples)\n");
+    if (o.lower.dtype == EDGEQ_DTYPE_BF16 && !o.no_bias_correction && set.count > 0) {
+        const edgeq_calib_set *bs = &set;
+        if (edgeq_bias_correct_bf16(&g, bs, &bcs, err, sizeof err) != 0) {
+            edgeq_error("%s: bias correction: %s", o.model, err);
+            goto done;
+        }
+        rep.bias_correction = 1;
+        rep.bias_corr_layers = bcs.layers;
+        rep.bias_corr_skipped = bcs.skipped;
+        rep.bias_corr_samples = bs->count;
+        rep.bias_corr_synthetic = bs->synthetic;
     }
 
     double t2 = now_seconds();

@@ -1160,6 +1160,19 @@ static int fold_into_consumers(const edgeq_graph *g, int i, float o) {
     return any;
 }
 
+int edgeq_lower_folded_input(const edgeq_graph *g, int i, float *s, float *o) {
+    const edgeq_node *n = &g->nodes[i];
+    if (n->n_in < 1) return 0;
+    int slot = input_slot(g, n->in[0]);
+    if (slot < 0 || !g->input_folded[slot]) return 0;
+    float fs = g->input_scale_fold[slot], fo = g->input_offset_fold[slot];
+    if ((fs == 1.0f && fo == 0.0f) || !isfinite(fs) || !isfinite(fo) || fs == 0.0f) return 0;
+    if (!fold_into_consumers(g, n->in[0], fo)) return 0;
+    *s = fs;
+    *o = fo;
+    return 1;
+}
+
 static int lower_input(lower_ctx *c, int i) {
     const edgeq_graph *g = c->g;
     const edgeq_node *n = &g->nodes[i];

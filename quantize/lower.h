@@ -151,6 +151,11 @@ typedef struct edgeq_qmodel {
 /* Lower `g` (after passes and calibration) into `m` (zeroed). Returns 0, or
  * EDGEQ_LOWER_FAIL / EDGEQ_LOWER_UNSUPPORTED with a message naming the layer
  * in `err`; *m needs edgeq_qmodel_free either way. */
+/* Does node i read a graph input whose Rescaling (x_raw * s + o) the
+ * lowering moves into node i's weights (W * s, b + o * sum(W); see
+ * above)? 1 and *s, *o if so, else 0. */
+int edgeq_lower_folded_input(const edgeq_graph *g, int i, float *s, float *o);
+
 int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel *m, char *err,
                 size_t err_len);
 void edgeq_qmodel_free(edgeq_qmodel *m);

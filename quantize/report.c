@@ -369,6 +369,10 @@ void edgeq_report_print(FILE *fp, const edgeq_report *r) {
         fprintf(fp, "Data type: %s weights, %s activations, float32 biases and I/O; no "
                     "calibration\n", r->dtype, r->act ? r->act : "f32");
         if (r->calib_samples > 0) fprintf(fp, "Check samples: %s\n", r->calib_desc);
+        if (r->bias_correction)
+            fprintf(fp, "Bias correction: %d layers, on %d %s samples%s\n", r->bias_corr_layers,
+                    r->bias_corr_samples, r->bias_corr_synthetic ? "SYNTHETIC" : "--calib",
+                    r->bias_corr_skipped ? " (some layers left alone)" : "");
     } else {
         fprintf(fp, "Calibration: %s; ranges: %s%s\n", r->calib_desc, r->range_method,
                 r->calib_synthetic ? " (SYNTHETIC: not your data)" : "");
@@ -510,6 +514,14 @@ void edgeq_report_json(FILE *fp, const edgeq_report *r) {
     fputc(',', fp);
     json_key(fp, "act");
     edgeq_json_string(fp, r->act ? r->act : "int8");
+    if (r->dtype && strcmp(r->dtype, "bf16") == 0) {
+        if (r->bias_correction)
+            fprintf(fp, ",\"bias_correction\":{\"layers\":%d,\"skipped\":%d,\"samples\":%d,"
+                        "\"synthetic\":%s}", r->bias_corr_layers, r->bias_corr_skipped,
+                    r->bias_corr_samples, r->bias_corr_synthetic ? "true" : "false");
+        else
+            fputs(",\"bias_correction\":null", fp);
+    }
     fprintf(fp, ",\"param_bytes_float32\":%zu,\"param_bytes_int8\":%zu,\"engine_refused\":",
             r->param_bytes_f32, r->param_bytes_int8);
     if (r->engine_refused[0])

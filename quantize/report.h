@@ -82,6 +82,8 @@ typedef struct edgeq_report {
     const char *dtype, *act;          /* "int8" / "bf16" / "f32"; activations */
     size_t param_bytes_f32, param_bytes_int8; /* the same constants as float32, as int8 */
     char engine_refused[512];         /* float files: why the engine could not load it */
+    int bias_correction;              /* bf16: biases corrected (bias_correct.h) */
+    int bias_corr_layers, bias_corr_skipped, bias_corr_samples, bias_corr_synthetic;
 } edgeq_report;
 
 /* Fill the per-op part, the memory figures and the caching plan from the
