@@ -10,6 +10,9 @@
 #                              (needs tensorflow: tests/requirements-gen.txt)
 #   make models-train          retrain every model (tensorflow, npm, ../shared)
 #   make models-test           the zoo's tests (tests/models)
+#   make models-bf16           every model as bf16 (--dtype bf16) into
+#                              build/zoo_bf16/, each checked on the engine
+#                              against the float model on its calibration set
 #
 # (Variables are ZOO_*: bench.mk reads MODELS.)
 
@@ -20,7 +23,10 @@ ZOO_RUNNER := $(BUILD)/models/batch_run
 ZOO_CALIB   = $(if $(filter digits_%,$(ZOO_MODEL)),models/calib/digits,models/calib/mnist)
 ZOO_SRC     = $(firstword $(wildcard models/$(ZOO_MODEL)/$(ZOO_MODEL).h5 models/$(ZOO_MODEL)/$(ZOO_MODEL).keras))
 
-.PHONY: quickstart models-eval models-train models-test zoo-runner
+ZOO_ALL      = mnist_cnn mnist_mobilenet digits_resnet iris_mlp
+ZOO_BF16_OUT = $(BUILD)/zoo_bf16
+
+.PHONY: quickstart models-eval models-train models-test zoo-runner models-bf16
 
 zoo-runner: $(ZOO_RUNNER)
 
@@ -43,3 +49,12 @@ models-train:
 
 models-test: $(BUILD)/edgeq $(BUILD)/host/classify $(ZOO_RUNNER)
 	$(PYTHON) -m pytest -q tests/models
+
+models-bf16: $(BUILD)/edgeq
+	@mkdir -p $(ZOO_BF16_OUT)
+	@set -e; for m in $(ZOO_ALL); do \
+	    $(BUILD)/edgeq $$(ls models/$$m/$$m.h5 models/$$m/$$m.keras 2>/dev/null | head -n1) \
+	        $(ZOO_BF16_OUT)/$${m}_bf16.tflite --dtype bf16 -q \
+	        --calib $$(case $$m in digits_*) echo models/calib/digits;; iris_*) echo models/calib/iris.npy;; *) echo models/calib/mnist;; esac) \
+	        --report $(ZOO_BF16_OUT)/$${m}_bf16.json; \
+	    echo "$(ZOO_BF16_OUT)/$${m}_bf16.tflite"; done

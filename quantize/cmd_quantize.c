@@ -8,6 +8,9 @@
  * (tflite_writer.h) -> int8-vs-float agreement on the calibration samples
  * and the report (report.h) -> the output written to a temporary file and
  * renamed only when complete, so a failed run leaves nothing behind.
+ * --dtype bf16|f32 skips calibration: float graph -> passes -> (bf16 with
+ * --calib: bias correction, bias_correct.h) -> float lowering -> the same
+ * writer and report (agreement only on --calib data).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bias_correct.h"
 #include "calib.h"
 #include "calib_data.h"
 #include "cli.h"
@@ -45,6 +49,20 @@ void edgeq_quantize_help_options(FILE *fp) {
             "  --per-tensor-dense  one weight scale per Dense layer (as older converters)\n"
             "  --sram-kb N         plan which parameters an N KiB SRAM caches beside the\n"
             "                      activation arena (greedy: most MACs per weight byte first)\n"
+            "  --dtype TYPE        int8 (default: the int8 model above), bf16 (bfloat16\n"
+            "                      weights, float32 biases, --calib optional) or f32 (a plain\n"
+            "                      float32 TFLite model). bf16 and f32 models take and give\n"
+            "                      float32; with --calib their outputs are checked against\n"
+            "                      the float graph on those samples\n"
+            "  --act TYPE          bf16 only: activations inside the model as f32 (default)\n"
+            "                      or bf16 (activation tensors at half size, more rounding;\n"
+            "                      the report's arena says what the engine needs)\n"
+            "  --no-bias-correction  bf16 only: keep the float32 biases as they are. By\n"
+            "                      default each Conv2D/DepthwiseConv2D/Dense bias absorbs\n"
+            "                      the mean shift its bf16-rounded filter causes, measured\n"
+            "                      on the --calib samples (without --calib: no correction)\n"
+            "  --allow-nonfinite   bf16/f32 only: keep NaN and infinite weights as they are\n"
+            "                      instead of refusing the model\n"
             "  --report FILE.json  also write the report as JSON\n"
             "  -q, --quiet         print nothing but warnings and errors\n",
             EDGEQ_CALIB_SYNTHETIC_COUNT);
@@ -54,7 +72,8 @@ static void print_help(FILE *fp) {
     fprintf(fp,
             "usage: " EDGEQ_PROGRAM " <model.h5|model.keras> <out.tflite> [options]\n"
             "\n"
-            "Quantize a Keras float model to a full-int8 TFLite model, without TensorFlow.\n"
+            "Quantize a Keras float model to a full-int8 TFLite model (or write it as a\n"
+            "bfloat16 or float32 one: --dtype), without TensorFlow.\n"
             "Keras 2 legacy HDF5, Keras 3 .keras and .h5 files (told apart by content).\n"
             "The int8 model follows TFLite's quantization spec as the official converter\n"
             "does: per-channel symmetric int8 weights, asymmetric int8 activations, int32\n"
@@ -86,6 +105,10 @@ typedef struct qopts {
     const char *io_name;
     long sram_bytes;
     int quiet;
+    const char *dtype_name, *act_name;
+    int allow_nonfinite;
+    int no_bias_correction;
+    const char *int8_only_name;
 } qopts;
 
 static int parse_args(int argc, char **argv, qopts *o) {
@@ -95,6 +118,7 @@ static int parse_args(int argc, char **argv, qopts *o) {
     o->io_name = "int8";
     o->sram_bytes = -1;
     o->lower.dense_per_channel = 1;
+    o->dtype_name = "int8";
     int npos = 0;
     for (int i = 0; i < argc;) {
         const char *a = argv[i], *v = NULL;
@@ -106,6 +130,13 @@ static int parse_args(int argc, char **argv, qopts *o) {
             i++;
         } else if (strcmp(a, "--per-tensor-dense") == 0) {
             o->lower.dense_per_channel = 0;
+            o->int8_only_name = a;
+            i++;
+        } else if (strcmp(a, "--allow-nonfinite") == 0) {
+            o->allow_nonfinite = 1;
+            i++;
+        } else if (strcmp(a, "--no-bias-correction") == 0) {
+            o->no_bias_correction = 1;
             i++;
         } else if (strcmp(a, "--per-channel-dense") == 0) {
             o->lower.dense_per_channel = 1;
@@ -122,6 +153,7 @@ static int parse_args(int argc, char **argv, qopts *o) {
                 return edgeq_usage(NULL, "--range is minmax, percentile or mse, not '%s'",
                                    v ? v : "");
             o->range_name = edgeq_range_method_name(o->range);
+            o->int8_only_name = "--range";
         } else if (edgeq_opt_value(argc, argv, &i, "--io", &v)) {
             if (v && strcmp(v, "int8") == 0)
                 o->lower.io = EDGEQ_IO_INT8;
@@ -132,6 +164,7 @@ static int parse_args(int argc, char **argv, qopts *o) {
             else
                 return edgeq_usage(NULL, "--io is int8, uint8 or float, not '%s'", v ? v : "");
             o->io_name = v;
+            o->int8_only_name = "--io";
         } else if (edgeq_opt_value(argc, argv, &i, "--sram-kb", &v)) {
             long kb;
             if (edgeq_parse_long(v, 0, 1L << 30, &kb) != 0)
@@ -145,9 +178,19 @@ static int parse_args(int argc, char **argv, qopts *o) {
                 o->lower.dtype = EDGEQ_DTYPE_INT8;
             else if (v && strcmp(v, "bf16") == 0)
                 o->lower.dtype = EDGEQ_DTYPE_BF16;
+            else if (v && strcmp(v, "f32") == 0)
+                o->lower.dtype = EDGEQ_DTYPE_F32;
             else
-                return edgeq_usage(NULL, "--dtype is int8 (bf16 is not built yet), not '%s'",
-                                   v ? v : "");
+                return edgeq_usage(NULL, "--dtype is int8, bf16 or f32, not '%s'", v ? v : "");
+            o->dtype_name = v;
+        } else if (edgeq_opt_value(argc, argv, &i, "--act", &v)) {
+            if (v && strcmp(v, "f32") == 0)
+                o->lower.act_bf16 = 0;
+            else if (v && strcmp(v, "bf16") == 0)
+                o->lower.act_bf16 = 1;
+            else
+                return edgeq_usage(NULL, "--act is f32 or bf16, not '%s'", v ? v : "");
+            o->act_name = v;
         } else if (a[0] == '-' && a[1]) {
             return edgeq_usage(NULL, "unknown option '%s'", a);
         } else {
@@ -166,6 +209,19 @@ static int parse_args(int argc, char **argv, qopts *o) {
                                       : "missing the model and output files");
     if (o->report && strcmp(o->report, o->out) == 0)
         return edgeq_usage(NULL, "--report must not be the output model");
+    if (o->act_name && o->lower.dtype != EDGEQ_DTYPE_BF16)
+        return edgeq_usage(NULL, "--act applies to --dtype bf16 only (this is --dtype %s)",
+                           o->dtype_name);
+    if (o->lower.dtype != EDGEQ_DTYPE_INT8 && o->int8_only_name)
+        return edgeq_usage(NULL, "%s applies to --dtype int8 only (bf16 and f32 models take "
+                           "and give float32 and need no calibration)", o->int8_only_name);
+    if (o->allow_nonfinite && o->lower.dtype == EDGEQ_DTYPE_INT8)
+        return edgeq_usage(NULL, "--allow-nonfinite applies to --dtype bf16 or f32 only (int8 "
+                           "cannot scale NaN or infinite weights)");
+    if (o->no_bias_correction && o->lower.dtype != EDGEQ_DTYPE_BF16)
+        return edgeq_usage(NULL, "--no-bias-correction applies to --dtype bf16 only (this is "
+                           "--dtype %s)", o->dtype_name);
+    if (o->lower.dtype == EDGEQ_DTYPE_BF16 && !o->act_name) o->act_name = "f32";
     return 0;
 }
 
@@ -201,6 +257,42 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Float files: the float graph's outputs on every --calib sample, for the
+ * agreement check (no calibration: the executor alone). */
+static int float_reference(const edgeq_graph *g, const edgeq_calib_set *set, float_outputs *fo,
+                           char *err, size_t err_len) {
+    edgeq_float_exec x;
+    memset(&x, 0, sizeof x);
+    int rc = edgeq_float_exec_init(&x, g, err, err_len);
+    for (int s = 0; rc == 0 && s < set->count; s++) {
+        const float *in[8];
+        for (int k = 0; k < set->n_inputs && k < 8; k++) in[k] = edgeq_calib_sample(set, k, s);
+        rc = edgeq_float_exec_run(&x, in, err, err_len);
+        if (rc == 0) keep_outputs(fo, s, &x);
+    }
+    edgeq_float_exec_free(&x);
+    return rc;
+}
+
+/* Float files: serialize, and let the engine check and plan them when it
+ * can run them; when it cannot (an engine without float kernels for some
+ * op), the file is still written, without a memory plan, with a warning.
+ * Returns 0 (*loaded says whether `e` holds the engine) or -1. */
+static int build_float(const edgeq_qmodel *m, const char *desc, uint8_t **bytes, size_t *n,
+                       edgeq_engine *e, int *loaded, char *why, size_t why_len, char *err,
+                       size_t err_len) {
+    size_t plan_at;
+    *loaded = 0;
+    if (edgeq_tflite_serialize(m, desc, bytes, n, &plan_at, err, err_len) != 0) return -1;
+    if (edgeq_engine_load(e, *bytes, *n, why, why_len) != 0) {
+        edgeq_engine_free(e);
+        return 0;
+    }
+    edgeq_tflite_set_plan(*bytes, plan_at, m->n_t, e);
+    *loaded = 1;
+    return 0;
+}
+
 int edgeq_cmd_quantize(int argc, char **argv) {
     qopts o;
     int prc = parse_args(argc, argv, &o);
@@ -210,8 +302,11 @@ int edgeq_cmd_quantize(int argc, char **argv) {
     double t0 = now_seconds();
     char err[1024] = "";
     int rc = EDGEQ_EXIT_FAIL;
+    int flt = o.lower.dtype != EDGEQ_DTYPE_INT8, loaded = 1;
+    char why[512] = "";
     edgeq_graph g;
     edgeq_calib_set set;
+    edgeq_bias_correct_stats bcs;
     edgeq_qmodel qm;
     edgeq_engine eng;
     edgeq_report rep;
@@ -228,10 +323,6 @@ int edgeq_cmd_quantize(int argc, char **argv) {
     memset(&af, 0, sizeof af);
     memset(&rf, 0, sizeof rf);
 
-    if (o.lower.dtype == EDGEQ_DTYPE_BF16) {
-        edgeq_error("--dtype bf16 is not built yet (int8 only)");
-        return EDGEQ_EXIT_UNSUPPORTED;
-    }
     /* Fail fast on an output that cannot be created, before the real work. */
     const char *probe[2] = {o.out, o.report};
     for (int k = 0; k < 2; k++) {
@@ -244,6 +335,7 @@ int edgeq_cmd_quantize(int argc, char **argv) {
         memset(&af, 0, sizeof af);
     }
 
+    edgeq_keras_allow_nonfinite(o.allow_nonfinite);
     if (edgeq_keras_load(o.model, &g, err, sizeof err) != 0) {
         edgeq_error("%s", err);
         rc = load_exit_code(err);
@@ -255,12 +347,14 @@ int edgeq_cmd_quantize(int argc, char **argv) {
     }
 
     double t1 = now_seconds();
+    /* int8 calibrates on --calib or synthetic data; float files need no
+     * calibration and use --calib only to check their outputs. */
     if (o.calib) {
         if (edgeq_calib_data_load(&g, o.calib, o.calib_count, &set, err, sizeof err) != 0) {
             edgeq_error("%s", err);
             goto done;
         }
-    } else {
+    } else if (!flt) {
         if (edgeq_calib_data_synthetic(&g, o.calib_count, &set, err, sizeof err) != 0) {
             edgeq_error("%s", err);
             goto done;
@@ -270,7 +364,7 @@ int edgeq_cmd_quantize(int argc, char **argv) {
 
     fo.g = &g;
     fo.count = set.count;
-    for (int k = 0; k < g.n_outputs; k++) {
+    for (int k = 0; k < g.n_outputs && set.count > 0; k++) {
         fo.len[k] = edgeq_node_numel(&g.nodes[g.outputs[k]]);
         fo.out[k] = malloc((size_t)set.count * fo.len[k] * sizeof(float) + 1);
         if (!fo.out[k]) {
@@ -278,9 +372,37 @@ int edgeq_cmd_quantize(int argc, char **argv) {
             goto done;
         }
     }
-    if (edgeq_calibrate(&g, &set, o.range, !o.quiet, keep_outputs, &fo, err, sizeof err) != 0) {
-        edgeq_error("%s: calibration: %s", o.model, err);
-        goto done;
+    if (!flt) {
+        if (edgeq_calibrate(&g, &set, o.range, !o.quiet, keep_outputs, &fo, err, sizeof err) != 0) {
+            edgeq_error("%s: calibration: %s", o.model, err);
+            goto done;
+        }
+    } else if (set.count > 0) {
+        if (float_reference(&g, &set, &fo, err, sizeof err) != 0) {
+            edgeq_error("%s: the float graph: %s", o.model, err);
+            goto done;
+        }
+    }
+
+    /* bf16: fold the mean shift of the rounded filters into the biases,
+     * measured on the --calib samples (after the float reference above,
+     * which must stay the float model's). Not on synthetic data: on
+     * str_ww, N(0,1) samples made the correction 4x worse than none
+     * (README "bf16 models"). */
+    if (o.lower.dtype == EDGEQ_DTYPE_BF16 && !o.no_bias_correction && set.count <= 0 && !o.quiet)
+        fprintf(stderr, EDGEQ_PROGRAM ": note: no --calib: the bf16 biases are not corrected "
+                        "for the filters' rounding (give --calib with ~100 real samples)\n");
+    if (o.lower.dtype == EDGEQ_DTYPE_BF16 && !o.no_bias_correction && set.count > 0) {
+        const edgeq_calib_set *bs = &set;
+        if (edgeq_bias_correct_bf16(&g, bs, &bcs, err, sizeof err) != 0) {
+            edgeq_error("%s: bias correction: %s", o.model, err);
+            goto done;
+        }
+        rep.bias_correction = 1;
+        rep.bias_corr_layers = bcs.layers;
+        rep.bias_corr_skipped = bcs.skipped;
+        rep.bias_corr_samples = bs->count;
+        rep.bias_corr_synthetic = bs->synthetic;
     }
 
     double t2 = now_seconds();
@@ -293,17 +415,30 @@ int edgeq_cmd_quantize(int argc, char **argv) {
     char desc[160];
     snprintf(desc, sizeof desc, "edgeq %s (%s)", EDGE_VERSION_STRING,
              g.source[0] ? g.source : "Keras");
-    if (edgeq_tflite_build(&qm, desc, &bytes, &nbytes, &eng, err, sizeof err) != 0) {
-        edgeq_error("%s: %s", o.model, err);
-        goto done;
+    if (!flt) {
+        if (edgeq_tflite_build(&qm, desc, &bytes, &nbytes, &eng, err, sizeof err) != 0) {
+            edgeq_error("%s: %s", o.model, err);
+            goto done;
+        }
+    } else {
+        if (build_float(&qm, desc, &bytes, &nbytes, &eng, &loaded, why, sizeof why, err,
+                        sizeof err) != 0) {
+            edgeq_error("%s: %s", o.model, err);
+            goto done;
+        }
+        if (!loaded)
+            fprintf(stderr, EDGEQ_PROGRAM ": warning: %s: written without a memory plan and "
+                            "without the engine's check (%s)\n", o.out, why);
     }
-    if (edgeq_report_build(&rep, &qm, &eng, &g, o.sram_bytes) != 0) {
+    if (edgeq_report_build(&rep, &qm, loaded ? &eng : NULL, &g, o.sram_bytes) != 0) {
         edgeq_error("out of memory");
         goto done;
     }
     double t3 = now_seconds();
-    if (edgeq_report_agreement(&rep.agree, bytes, nbytes, &eng, &set, &g, fo.out, fo.len, err, sizeof err) != 0) {
-        edgeq_error("%s: checking the int8 model: %s", o.model, err);
+    if (loaded && set.count > 0 &&
+        edgeq_report_agreement(&rep.agree, bytes, nbytes, &eng, &set, &g, fo.out, fo.len, err,
+                               sizeof err) != 0) {
+        edgeq_error("%s: checking the %s model: %s", o.model, o.dtype_name, err);
         goto done;
     }
 
@@ -324,11 +459,14 @@ int edgeq_cmd_quantize(int argc, char **argv) {
     rep.model_path = o.model;
     rep.out_path = o.out;
     rep.out_bytes = nbytes;
-    snprintf(rep.calib_desc, sizeof rep.calib_desc, "%s", set.desc);
+    rep.dtype = o.dtype_name;
+    rep.act = flt ? (o.act_name ? o.act_name : "f32") : "int8";
+    if (!loaded) snprintf(rep.engine_refused, sizeof rep.engine_refused, "%s", why);
+    if (set.count > 0) snprintf(rep.calib_desc, sizeof rep.calib_desc, "%s", set.desc);
     rep.calib_samples = set.count;
     rep.calib_synthetic = set.synthetic;
-    rep.range_method = o.range_name;
-    rep.io = o.io_name;
+    rep.range_method = flt ? "none" : o.range_name;
+    rep.io = flt ? "float32" : o.io_name;
     if (o.report) {
         if (edgeq_atomic_open(&rf, o.report, err, sizeof err) != 0) {
             edgeq_error("%s", err);

@@ -36,8 +36,15 @@
 #include <string.h>
 
 #include "keras_internal.h"
+#include "keras_load.h"
 
 #define MAX_OUTS 8 /* outputs of one call (a nested model's outputs) */
+
+/* edgeq_keras_allow_nonfinite (keras_load.h): process-wide, set before the
+ * load (the reader runs in a forked child, which inherits it). */
+static int keras_keep_nonfinite;
+
+void edgeq_keras_allow_nonfinite(int on) { keras_keep_nonfinite = on != 0; }
 
 static const char SUPPORTED[] =
     "InputLayer, Conv2D, DepthwiseConv2D, SeparableConv2D, Dense, BatchNormalization, "
@@ -355,7 +362,7 @@ static int load_weights(kc *k, const keras_loc *loc, const wspec *spec, int n_sp
                       r, v->path, a, b);
             break;
         }
-        for (size_t i = 0; i < v->len; i++)
+        for (size_t i = 0; i < v->len && !keras_keep_nonfinite; i++)
             if (!isfinite(v->data[i])) {
                 rc = fail(k, "weight '%.*s' (%s) holds %s at element %zu: the model is broken "
                           "(diverged training?)",

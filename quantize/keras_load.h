@@ -52,6 +52,11 @@
  * before the fork. EDGEQ_KERAS_INPROCESS=1 parses in-process instead. */
 int edgeq_keras_load(const char *path, edgeq_graph *g, char *err, size_t errlen);
 
+/* Keep NaN and infinite weights instead of refusing the model (the float
+ * and bf16 writers store them as they are: `edgeq --dtype bf16
+ * --allow-nonfinite`). Off by default; applies to later loads. */
+void edgeq_keras_allow_nonfinite(int on);
+
 /* `edgeq keras-dump model [--json] [--weights DIR]`: print the loaded
  * graph (text, or JSON), and write each node's float arrays as
  * DIR/<node>.<field>.npy in Keras's layouts (keras_dump.c). */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../engine/src/quant.h"
+#include "bf16.h"
 
 /* BuiltinOperator codes (schema.fbs). */
 enum {
@@ -124,6 +125,11 @@ typedef struct lower_ctx {
     int *n_users;   /* distinct consumer nodes, + 1 per graph-output use */
     float *fold_s;  /* per node: input rescale folded into its weights (1, 0: none) */
     float *fold_o;
+    /* Float files (dtype F32/BF16): */
+    int flt;        /* 1: no quantization at all */
+    int act_type;   /* activations inside the model: FLOAT32 or BFLOAT16 */
+    int wtype;      /* filters and other float constants: FLOAT32 or BFLOAT16 */
+    char *want_f32; /* per node: its output must be FLOAT32 (feeds a model output) */
 } lower_ctx;
 
 static int failf(lower_ctx *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -140,7 +146,18 @@ static int failf(lower_ctx *c, int code, const char *fmt, ...) {
 static int oom(lower_ctx *c) { return failf(c, EDGEQ_LOWER_FAIL, "out of memory"); }
 
 static size_t type_size(int type) {
+    if (type == EDGEQ_TT_BFLOAT16) return 2;
     return type == EDGEQ_TT_INT8 || type == EDGEQ_TT_UINT8 ? 1 : 4;
+}
+
+/* The operator version to write: the int8 one, or 1 in a float file (what
+ * op_version.cc gives float32 operands; the exceptions are set where they
+ * arise). */
+static int ver(const lower_ctx *c, int int8_version) { return c->flt ? 1 : int8_version; }
+
+/* Float files: the type of node i's output tensors. */
+static int node_type(const lower_ctx *c, int i) {
+    return c->want_f32[i] ? EDGEQ_TT_FLOAT32 : c->act_type;
 }
 
 static size_t numel_of(int rank, const int32_t *shape) {
@@ -258,6 +275,12 @@ static void shape_of(const edgeq_node *n, int32_t *shape) {
 static int act_tensor_range(lower_ctx *c, int i, const char *suffix, int rank,
                             const int32_t *shape, float lo, float hi) {
     const edgeq_node *n = &c->g->nodes[i];
+    if (c->flt) {
+        int ft = new_tensor(c, n->name, suffix, node_type(c, i), rank, shape);
+        if (ft < 0) return oom(c);
+        c->m->t[ft].node = i;
+        return ft;
+    }
     float s;
     int32_t zp;
     if (edgeq_act_qparams(lo, hi, &s, &zp) != 0)
@@ -273,7 +296,7 @@ static int act_tensor_range(lower_ctx *c, int i, const char *suffix, int rank,
 
 static int act_tensor(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
-    if (!n->calibrated)
+    if (!n->calibrated && !c->flt)
         return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s) has no calibration range", n->name,
                      n->keras_class);
     int32_t shape[EDGEQ_MAX_RANK];
@@ -286,6 +309,7 @@ static int fixed_tensor(lower_ctx *c, int i, const char *suffix, float scale, in
     const edgeq_node *n = &c->g->nodes[i];
     int32_t shape[EDGEQ_MAX_RANK];
     shape_of(n, shape);
+    if (c->flt) return act_tensor_range(c, i, suffix, n->rank, shape, 0.0f, 0.0f);
     int t = new_tensor(c, n->name, suffix, EDGEQ_TT_INT8, n->rank, shape);
     if (t < 0 || set_q1(&c->m->t[t], scale, zp)) return oom(c);
     c->m->t[t].node = i;
@@ -296,6 +320,16 @@ static int fixed_tensor(lower_ctx *c, int i, const char *suffix, float scale, in
 static int same_tensor(lower_ctx *c, int i, const char *suffix, int rank, const int32_t *shape,
                        int like) {
     const edgeq_node *n = &c->g->nodes[i];
+    if (c->flt) {
+        /* Data movement keeps its input's type, except for the node's own
+         * output towards a model output (edgeq_lower made its input
+         * FLOAT32 too); intermediate steps (suffix) keep it always. */
+        int type = c->want_f32[i] && !suffix ? EDGEQ_TT_FLOAT32 : c->m->t[like].type;
+        int ft = new_tensor(c, n->name, suffix, type, rank, shape);
+        if (ft < 0) return oom(c);
+        c->m->t[ft].node = i;
+        return ft;
+    }
     int t = new_tensor(c, n->name, suffix, EDGEQ_TT_INT8, rank, shape);
     if (t < 0 || copy_q(&c->m->t[t], &c->m->t[like])) return oom(c);
     c->m->t[t].node = i;
@@ -412,12 +446,45 @@ static int quantize_weights(lower_ctx *c, const edgeq_node *n, const float *w, s
     return 0;
 }
 
+/* `n` float32 values as a constant of the float file's weight type (bf16
+ * rounded to nearest even, or float32 as they are); takes ownership of v. */
+static int float_const(lower_ctx *c, const char *name, const char *suffix, int type, int rank,
+                       const int32_t *shape, float *v, size_t n) {
+    if (type == EDGEQ_TT_BFLOAT16) {
+        uint8_t *d = malloc(n ? 2 * n : 1);
+        if (!d) {
+            free(v);
+            return -1;
+        }
+        edgeq_bf16_pack(v, n, d);
+        free(v);
+        return const_tensor(c, name, suffix, type, rank, shape, d);
+    }
+    return const_tensor(c, name, suffix, type, rank, shape, v);
+}
+
+/* Float files: the filter in the weight type, the bias (zeros when the
+ * layer has none) in float32. Takes ownership of wt and b. */
+static int float_weight_tensors(lower_ctx *c, int i, float *wt, size_t count, int rank,
+                                const int32_t *wshape, int C, float *b, int *wt_t, int *b_t) {
+    const edgeq_node *n = &c->g->nodes[i];
+    *wt_t = float_const(c, n->name, "/kernel", c->wtype, rank, wshape, wt, count);
+    if (*wt_t < 0) {
+        free(b);
+        return oom(c);
+    }
+    int32_t bshape[1] = {C};
+    *b_t = float_const(c, n->name, "/bias", EDGEQ_TT_FLOAT32, 1, bshape, b, (size_t)C);
+    return *b_t < 0 ? oom(c) : 0;
+}
+
 /* Weight + bias tensors of a conv-like node from float arrays in TFLite
  * layout. Takes ownership of wt and b. */
 static int weight_tensors(lower_ctx *c, int i, float *wt, size_t count, int rank,
                           const int32_t *wshape, int C, int inner, int per_channel, int qdim,
                           float *b, float in_scale, int *wt_t, int *b_t) {
     const edgeq_node *n = &c->g->nodes[i];
+    if (c->flt) return float_weight_tensors(c, i, wt, count, rank, wshape, C, b, wt_t, b_t);
     int nq = per_channel ? C : 1;
     float *ws = calloc((size_t)nq, sizeof *ws), *bs = calloc((size_t)nq, sizeof *bs);
     int8_t *q = malloc(count ? count : 1);
@@ -451,7 +518,7 @@ out:
 
 static int in_t(lower_ctx *c, const edgeq_node *n, int k) { return c->node_t[n->in[k]]; }
 
-static float tscale(lower_ctx *c, int t) { return c->m->t[t].scale[0]; }
+static float tscale(lower_ctx *c, int t) { return c->flt ? 0.0f : c->m->t[t].scale[0]; }
 
 static int lower_conv(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
@@ -487,7 +554,7 @@ static int lower_conv(lower_ctx *c, int i) {
                 for (int co = 0; co < cout; co++) {
                     float v = n->kernel[(((size_t)y * kw + x) * cin + ci) * cout + co];
                     wt[(((size_t)co * kh + y) * kw + x) * cin + ci] = v * s;
-                    b[co] += o * v;
+                    if (o != 0.0f) b[co] += o * v; /* 0 * Inf would be NaN */
                 }
     for (int co = 0; co < cout; co++) b[co] += n->bias ? n->bias[co] : 0.0f;
     int in = in_t(c, n, 0);
@@ -498,7 +565,7 @@ static int lower_conv(lower_ctx *c, int i) {
     int out = act_tensor(c, i);
     if (out < 0) return out;
     /* op_version.cc: int8 is 3, grouped convolution 6. */
-    edgeq_qop *op = new_op(c, OP_CONV_2D, groups > 1 ? 6 : 3, i);
+    edgeq_qop *op = new_op(c, OP_CONV_2D, groups > 1 ? 6 : ver(c, 3), i);
     if (!op) return oom(c);
     op->n_in = 3;
     op->in[0] = in;
@@ -542,7 +609,7 @@ static int lower_depthwise(lower_ctx *c, int i) {
     /* [kh][kw][cin][m] is already [1][kh][kw][cin*m] in memory. */
     for (size_t e = 0; e < count; e++) {
         wt[e] = n->kernel[e] * s;
-        b[e % (size_t)C] += o * n->kernel[e];
+        if (o != 0.0f) b[e % (size_t)C] += o * n->kernel[e];
     }
     for (int k = 0; k < C; k++) b[k] += n->bias ? n->bias[k] : 0.0f;
     int in = in_t(c, n, 0);
@@ -552,7 +619,9 @@ static int lower_depthwise(lower_ctx *c, int i) {
     if (rc) return rc;
     int out = act_tensor(c, i);
     if (out < 0) return out;
-    edgeq_qop *op = new_op(c, OP_DEPTHWISE_CONV_2D, 3, i);
+    /* float: 1, 2 with dilation */
+    int dw_version = c->flt ? (n->dil_w > 1 || n->dil_h > 1 ? 2 : 1) : 3;
+    edgeq_qop *op = new_op(c, OP_DEPTHWISE_CONV_2D, dw_version, i);
     if (!op) return oom(c);
     op->n_in = 3;
     op->in[0] = in;
@@ -594,7 +663,7 @@ static int lower_dense(lower_ctx *c, int i) {
         for (int u = 0; u < U; u++) {
             float v = n->kernel[(size_t)k * U + u];
             wt[(size_t)u * N + k] = v * s;
-            b[u] += o * v;
+            if (o != 0.0f) b[u] += o * v;
         }
     for (int u = 0; u < U; u++) b[u] += n->bias ? n->bias[u] : 0.0f;
     int in = in_t(c, n, 0);
@@ -608,7 +677,7 @@ static int lower_dense(lower_ctx *c, int i) {
     int keep = ni->rank > 2;
     /* op_version.cc: int8 is 4 (per-channel too, as TF 2.21 writes it),
      * keep_num_dims 5. */
-    edgeq_qop *op = new_op(c, OP_FULLY_CONNECTED, keep ? 5 : 4, i);
+    edgeq_qop *op = new_op(c, OP_FULLY_CONNECTED, keep ? 5 : ver(c, 4), i);
     if (!op) return oom(c);
     op->n_in = 3;
     op->in[0] = in;
@@ -680,7 +749,7 @@ static int lower_elementwise(lower_ctx *c, int i) {
             out = act_tensor_range(c, i, suf, r, shape, (float)lo, (float)hi);
         }
         if (out < 0) return out;
-        edgeq_qop *op = new_op(c, code, 2, i);
+        edgeq_qop *op = new_op(c, code, ver(c, 2), i);
         if (!op) return oom(c);
         op->n_in = 2;
         op->in[0] = a;
@@ -764,7 +833,7 @@ static int lower_concat(lower_ctx *c, int i) {
     for (int k = 0; k < n->n_in; k++) {
         int j = n->in[k];
         int t = c->node_t[j];
-        if (!same_q(&c->m->t[t], &c->m->t[out])) {
+        if (!c->flt && !same_q(&c->m->t[t], &c->m->t[out])) {
             int rc = retarget_chain(c, j, out);
             if (rc < 0) return rc;
             if (rc == 0) {
@@ -778,7 +847,7 @@ static int lower_concat(lower_ctx *c, int i) {
         }
         ins[k] = t;
     }
-    edgeq_qop *op = new_op(c, OP_CONCATENATION, 2, i);
+    edgeq_qop *op = new_op(c, OP_CONCATENATION, ver(c, 2), i);
     if (!op) return oom(c);
     op->n_in = n->n_in;
     for (int k = 0; k < n->n_in; k++) op->in[k] = ins[k];
@@ -797,10 +866,11 @@ static int lower_pool(lower_ctx *c, int i) {
     int in = in_t(c, n, 0);
     int32_t shape[EDGEQ_MAX_RANK];
     shape_of(n, shape);
-    int out = same_tensor(c, i, NULL, n->rank, shape, in);
+    /* float: pooling computes, so it writes the activation type */
+    int out = c->flt ? act_tensor(c, i) : same_tensor(c, i, NULL, n->rank, shape, in);
     if (out < 0) return out;
-    edgeq_qop *op = op1(c, n->op == EDGEQ_OP_MAXPOOL ? OP_MAX_POOL_2D : OP_AVERAGE_POOL_2D, 2, i,
-                        in, out);
+    edgeq_qop *op = op1(c, n->op == EDGEQ_OP_MAXPOOL ? OP_MAX_POOL_2D : OP_AVERAGE_POOL_2D,
+                        ver(c, 2), i, in, out);
     if (!op) return oom(c);
     op->o.padding = n->pad_same ? 0 : 1;
     op->o.stride_w = n->stride_w;
@@ -853,7 +923,7 @@ static int lower_global_avg(lower_ctx *c, int i) {
     if (at < 0) return oom(c);
     int out = act_tensor(c, i);
     if (out < 0) return out;
-    edgeq_qop *op = new_op(c, OP_MEAN, 2, i);
+    edgeq_qop *op = new_op(c, OP_MEAN, ver(c, 2), i);
     if (!op) return oom(c);
     op->n_in = 2;
     op->in[0] = in_t(c, n, 0);
@@ -883,9 +953,10 @@ static int lower_global_max(lower_ctx *c, int i) {
     }
     int32_t p[4] = {1, 1, 1, s4[3]};
     int keep4 = n->rank == 4;
-    int out = same_tensor(c, i, keep4 ? NULL : "/pooled", 4, p, in);
+    int out = c->flt ? act_tensor_range(c, i, keep4 ? NULL : "/pooled", 4, p, 0.0f, 0.0f)
+                     : same_tensor(c, i, keep4 ? NULL : "/pooled", 4, p, in);
     if (out < 0) return out;
-    edgeq_qop *op = op1(c, OP_MAX_POOL_2D, 2, i, in, out);
+    edgeq_qop *op = op1(c, OP_MAX_POOL_2D, ver(c, 2), i, in, out);
     if (!op) return oom(c);
     op->o.padding = 1;
     op->o.filter_h = s4[1];
@@ -914,7 +985,7 @@ static int lower_pad(lower_ctx *c, int i) {
     shape_of(n, shape);
     int out = same_tensor(c, i, NULL, n->rank, shape, in);
     if (out < 0) return out;
-    edgeq_qop *op = new_op(c, OP_PAD, 2, i);
+    edgeq_qop *op = new_op(c, OP_PAD, ver(c, 2), i);
     if (!op) return oom(c);
     op->n_in = 2;
     op->in[0] = in;
@@ -928,6 +999,13 @@ static int lower_pad(lower_ctx *c, int i) {
 /* A constant int8 scalar (shape [1]) holding exactly v: q = ±127 with
  * scale |v| / 127. */
 static int scalar_const(lower_ctx *c, int i, const char *suffix, float v) {
+    if (c->flt) {
+        float *f = malloc(sizeof *f);
+        if (!f) return -1;
+        *f = v;
+        int32_t fshape[1] = {1};
+        return float_const(c, c->g->nodes[i].name, suffix, c->wtype, 1, fshape, f, 1);
+    }
     int8_t *d = malloc(1);
     if (!d) return -1;
     d[0] = v < 0 ? -127 : 127;
@@ -963,7 +1041,7 @@ static int rescale_ops(lower_ctx *c, int i, int in, float lo, float hi, float s,
             out = act_tensor_range(c, i, "/scaled", n->rank, shape, a < b ? a : b, a < b ? b : a);
         }
         if (out < 0) return out;
-        edgeq_qop *op = new_op(c, OP_MUL, 2, i);
+        edgeq_qop *op = new_op(c, OP_MUL, ver(c, 2), i);
         if (!op) return oom(c);
         op->n_in = 2;
         op->in[0] = x;
@@ -977,7 +1055,7 @@ static int rescale_ops(lower_ctx *c, int i, int in, float lo, float hi, float s,
         if (ot < 0) return oom(c);
         int out = act_tensor(c, i);
         if (out < 0) return out;
-        edgeq_qop *op = new_op(c, OP_ADD, 2, i);
+        edgeq_qop *op = new_op(c, OP_ADD, ver(c, 2), i);
         if (!op) return oom(c);
         op->n_in = 2;
         op->in[0] = x;
@@ -993,7 +1071,7 @@ static int rescale_ops(lower_ctx *c, int i, int in, float lo, float hi, float s,
 static int lower_rescale(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
     const edgeq_node *ni = &c->g->nodes[n->in[0]];
-    if (!n->calibrated)
+    if (!n->calibrated && !c->flt)
         return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s) has no calibration range", n->name,
                      n->keras_class);
     return rescale_ops(c, i, in_t(c, n, 0), ni->range_min, ni->range_max, n->scale, n->offset,
@@ -1008,7 +1086,7 @@ static int lower_softmax(lower_ctx *c, int i) {
                      n->name, n->keras_class, n->axis);
     int out = fixed_tensor(c, i, NULL, 1.0f / 256.0f, -128);
     if (out < 0) return out;
-    edgeq_qop *op = op1(c, OP_SOFTMAX, 2, i, in_t(c, n, 0), out);
+    edgeq_qop *op = op1(c, OP_SOFTMAX, ver(c, 2), i, in_t(c, n, 0), out);
     if (!op) return oom(c);
     op->o.beta = 1.0f;
     c->node_t[i] = out;
@@ -1040,7 +1118,7 @@ static int lower_activation(lower_ctx *c, int i) {
     else
         out = act_tensor(c, i);
     if (out < 0) return out;
-    edgeq_qop *op = op1(c, code, version, i, in, out);
+    edgeq_qop *op = op1(c, code, ver(c, version), i, in, out);
     if (!op) return oom(c);
     op->o.alpha = n->alpha;
     c->node_t[i] = out;
@@ -1082,6 +1160,19 @@ static int fold_into_consumers(const edgeq_graph *g, int i, float o) {
     return any;
 }
 
+int edgeq_lower_folded_input(const edgeq_graph *g, int i, float *s, float *o) {
+    const edgeq_node *n = &g->nodes[i];
+    if (n->n_in < 1) return 0;
+    int slot = input_slot(g, n->in[0]);
+    if (slot < 0 || !g->input_folded[slot]) return 0;
+    float fs = g->input_scale_fold[slot], fo = g->input_offset_fold[slot];
+    if ((fs == 1.0f && fo == 0.0f) || !isfinite(fs) || !isfinite(fo) || fs == 0.0f) return 0;
+    if (!fold_into_consumers(g, n->in[0], fo)) return 0;
+    *s = fs;
+    *o = fo;
+    return 1;
+}
+
 static int lower_input(lower_ctx *c, int i) {
     const edgeq_graph *g = c->g;
     const edgeq_node *n = &g->nodes[i];
@@ -1089,7 +1180,7 @@ static int lower_input(lower_ctx *c, int i) {
     if (slot < 0)
         return failf(c, EDGEQ_LOWER_FAIL, "input layer '%s' is not among the model's inputs",
                      n->name);
-    if (!n->calibrated)
+    if (!n->calibrated && !c->flt)
         return failf(c, EDGEQ_LOWER_FAIL, "input '%s' has no calibration range", n->name);
     float s = 1.0f, o = 0.0f;
     if (g->input_folded[slot]) {
@@ -1108,12 +1199,19 @@ static int lower_input(lower_ctx *c, int i) {
     }
     int32_t shape[EDGEQ_MAX_RANK];
     shape_of(n, shape);
-    int raw = act_tensor_range(c, i, NULL, n->rank, shape, lo, hi);
+    int raw;
+    if (c->flt) { /* users feed float32 */
+        raw = new_tensor(c, n->name, NULL, EDGEQ_TT_FLOAT32, n->rank, shape);
+        if (raw < 0) return oom(c);
+        c->m->t[raw].node = i;
+    } else {
+        raw = act_tensor_range(c, i, NULL, n->rank, shape, lo, hi);
+    }
     if (raw < 0) return raw;
     int rt = raw;
     /* I/O conversion first, so that it is the model's first op. */
     int model_in = raw;
-    if (c->o->io != EDGEQ_IO_INT8) {
+    if (c->o->io != EDGEQ_IO_INT8 && !c->flt) {
         edgeq_qtensor *q = &c->m->t[raw];
         int type = c->o->io == EDGEQ_IO_UINT8 ? EDGEQ_TT_UINT8 : EDGEQ_TT_FLOAT32;
         model_in = new_tensor(c, n->name, NULL, type, n->rank, shape);
@@ -1153,7 +1251,9 @@ static int lower_outputs(lower_ctx *c) {
         int i = g->outputs[k];
         int t = c->node_t[i];
         snprintf(c->m->io_names_out[k], EDGEQ_NAME_LEN, "%s", g->nodes[i].name);
-        if (c->o->io == EDGEQ_IO_INT8) {
+        if (c->flt && c->m->t[t].type != EDGEQ_TT_FLOAT32)
+            return failf(c, EDGEQ_LOWER_FAIL, "output '%s' would not be float32", g->nodes[i].name);
+        if (c->o->io == EDGEQ_IO_INT8 || c->flt) {
             c->m->outputs[k] = t;
             continue;
         }
@@ -1184,11 +1284,13 @@ static int lower_outputs(lower_ctx *c) {
 
 int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel *m, char *err,
                 size_t err_len) {
-    lower_ctx c = {g, opts, m, err, err_len, NULL, NULL, NULL, NULL};
+    lower_ctx c = {g, opts, m, err, err_len, NULL, NULL, NULL, NULL, 0, 0, 0, NULL};
     memset(m, 0, sizeof *m);
     if (err && err_len) err[0] = 0;
-    if (opts->dtype == EDGEQ_DTYPE_BF16)
-        return failf(&c, EDGEQ_LOWER_UNSUPPORTED, "--dtype bf16 is not built yet");
+    c.flt = opts->dtype != EDGEQ_DTYPE_INT8;
+    c.wtype = opts->dtype == EDGEQ_DTYPE_BF16 ? EDGEQ_TT_BFLOAT16 : EDGEQ_TT_FLOAT32;
+    c.act_type = opts->dtype == EDGEQ_DTYPE_BF16 && opts->act_bf16 ? EDGEQ_TT_BFLOAT16
+                                                                    : EDGEQ_TT_FLOAT32;
     if (g->n <= 0 || g->n_inputs <= 0 || g->n_outputs <= 0 || g->n_inputs > 8 || g->n_outputs > 8)
         return failf(&c, EDGEQ_LOWER_FAIL, "the model has no layers, inputs or outputs");
     int rc = 0;
@@ -1197,7 +1299,8 @@ int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel
     c.n_users = calloc(nn, sizeof *c.n_users);
     c.fold_s = malloc(nn * sizeof *c.fold_s);
     c.fold_o = calloc(nn, sizeof *c.fold_o);
-    if (!c.node_t || !c.n_users || !c.fold_s || !c.fold_o) {
+    c.want_f32 = calloc(nn, 1);
+    if (!c.node_t || !c.n_users || !c.fold_s || !c.fold_o || !c.want_f32) {
         rc = oom(&c);
         goto done;
     }
@@ -1222,6 +1325,18 @@ int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel
             goto done;
         }
         c.n_users[g->outputs[k]]++;
+        c.want_f32[g->outputs[k]] = 1;
+    }
+    /* A model output reached through ops that keep their input's type (or
+     * alias it) needs FLOAT32 from the op before them. */
+    for (int i = g->n - 1; i >= 0; i--) {
+        const edgeq_node *n = &g->nodes[i];
+        int keeps = n->op == EDGEQ_OP_RESHAPE || n->op == EDGEQ_OP_PAD ||
+                    n->op == EDGEQ_OP_IDENTITY ||
+                    (n->op == EDGEQ_OP_ACTIVATION && n->act == EDGEQ_ACT_LINEAR) ||
+                    ((n->op == EDGEQ_OP_ADD || n->op == EDGEQ_OP_SUBTRACT ||
+                      n->op == EDGEQ_OP_MULTIPLY) && n->n_in == 1 && n->act == EDGEQ_ACT_LINEAR);
+        if (c.want_f32[i] && keeps && n->n_in >= 1) c.want_f32[n->in[0]] = 1;
     }
     m->n_inputs = g->n_inputs;
     for (int k = 0; k < g->n_inputs; k++) {
@@ -1278,6 +1393,7 @@ done:
     free(c.n_users);
     free(c.fold_s);
     free(c.fold_o);
+    free(c.want_f32);
     return rc;
 }
 
@@ -1291,6 +1407,36 @@ void edgeq_qmodel_free(edgeq_qmodel *m) {
     free(m->t);
     free(m->ops);
     memset(m, 0, sizeof *m);
+}
+
+/* Per channel in an int8 file: a float scale and an int64 zero point. */
+#define QPARAM_BYTES (sizeof(float) + sizeof(int64_t))
+
+void edgeq_qop_param_bytes_as(const edgeq_qmodel *m, int i, size_t *f32, size_t *int8) {
+    const edgeq_qop *op = &m->ops[i];
+    int weighted = op->code == OP_CONV_2D || op->code == OP_DEPTHWISE_CONV_2D ||
+                   op->code == OP_FULLY_CONNECTED;
+    *f32 = *int8 = 0;
+    for (int k = 0; k < op->n_in; k++) {
+        if (op->in[k] < 0 || !m->t[op->in[k]].data) continue;
+        const edgeq_qtensor *t = &m->t[op->in[k]];
+        size_t n = numel_of(t->rank, t->shape);
+        if (weighted && k == 1) { /* filter: channels are dimension 0 (depthwise: 3) */
+            size_t ch = (size_t)(op->code == OP_DEPTHWISE_CONV_2D && t->rank == 4 ? t->shape[3]
+                                                                                 : t->shape[0]);
+            *f32 += 4 * n;
+            *int8 += n + ch * QPARAM_BYTES;
+        } else if (weighted && k == 2) { /* bias: int32 and its scales */
+            *f32 += 4 * n;
+            *int8 += 4 * n + n * QPARAM_BYTES;
+        } else if (t->type == EDGEQ_TT_INT32) {
+            *f32 += t->bytes;
+            *int8 += t->bytes;
+        } else {
+            *f32 += 4 * n;
+            *int8 += n + QPARAM_BYTES;
+        }
+    }
 }
 
 size_t edgeq_qop_param_bytes(const edgeq_qmodel *m, int i) {

@@ -57,8 +57,15 @@
  * 128); float adds QUANTIZE after each float input and DEQUANTIZE before
  * each float output.
  *
- * `dtype` is the seam for `--dtype bf16` (not built: EDGEQ_DTYPE_BF16 is
- * refused as unsupported).
+ * Float files (`dtype` F32 or BF16; `edgeq --dtype f32|bf16`): the same operators from the same graph passes, no calibration, no
+ * quantization parameters and no QUANTIZE/DEQUANTIZE ops. The model's
+ * inputs and outputs are FLOAT32 always; activations inside are FLOAT32,
+ * or BFLOAT16 with act_bf16; CONV_2D / DEPTHWISE_CONV_2D /
+ * FULLY_CONNECTED filters and every other float constant are BFLOAT16
+ * (FLOAT32 for dtype F32), biases FLOAT32 (the kernels accumulate in
+ * float32). bf16 values are float32 rounded to nearest even (bf16.h).
+ * Ops that only move data (RESHAPE) keep their input's type; an op
+ * feeding a model output through such ops writes FLOAT32.
  */
 #ifndef EDGEQ_LOWER_H
 #define EDGEQ_LOWER_H
@@ -76,16 +83,23 @@
 #define EDGEQ_LOWER_UNSUPPORTED (-2) /* a layer or option with no int8 lowering */
 
 typedef enum edgeq_io { EDGEQ_IO_INT8, EDGEQ_IO_UINT8, EDGEQ_IO_FLOAT } edgeq_io;
-typedef enum edgeq_dtype { EDGEQ_DTYPE_INT8, EDGEQ_DTYPE_BF16 } edgeq_dtype;
+typedef enum edgeq_dtype { EDGEQ_DTYPE_INT8, EDGEQ_DTYPE_BF16, EDGEQ_DTYPE_F32 } edgeq_dtype;
 
 typedef struct edgeq_lower_opts {
     edgeq_io io;
     int dense_per_channel; /* FULLY_CONNECTED weights per output channel (CLI default 1) */
     edgeq_dtype dtype;
+    int act_bf16;          /* dtype BF16: BFLOAT16 activations inside the model */
 } edgeq_lower_opts;
 
 /* TFLite TensorType numbers (see engine's edge_type). */
-enum { EDGEQ_TT_FLOAT32 = 0, EDGEQ_TT_INT32 = 2, EDGEQ_TT_UINT8 = 3, EDGEQ_TT_INT8 = 9 };
+enum {
+    EDGEQ_TT_FLOAT32 = 0,
+    EDGEQ_TT_INT32 = 2,
+    EDGEQ_TT_UINT8 = 3,
+    EDGEQ_TT_INT8 = 9,
+    EDGEQ_TT_BFLOAT16 = 18
+};
 
 typedef struct edgeq_qtensor {
     char *name;               /* owned */
@@ -137,6 +151,11 @@ typedef struct edgeq_qmodel {
 /* Lower `g` (after passes and calibration) into `m` (zeroed). Returns 0, or
  * EDGEQ_LOWER_FAIL / EDGEQ_LOWER_UNSUPPORTED with a message naming the layer
  * in `err`; *m needs edgeq_qmodel_free either way. */
+/* Does node i read a graph input whose Rescaling (x_raw * s + o) the
+ * lowering moves into node i's weights (W * s, b + o * sum(W); see
+ * above)? 1 and *s, *o if so, else 0. */
+int edgeq_lower_folded_input(const edgeq_graph *g, int i, float *s, float *o);
+
 int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel *m, char *err,
                 size_t err_len);
 void edgeq_qmodel_free(edgeq_qmodel *m);
@@ -153,5 +172,12 @@ float edgeq_weight_scale(float wmin, float wmax);
 
 /* Bytes of the constant inputs of op i (weights, bias, shape vectors). */
 size_t edgeq_qop_param_bytes(const edgeq_qmodel *m, int i);
+
+/* What op i's constants would take as float32 (every float constant 4
+ * bytes a value) and in edgeq's int8 file (filters 1 byte a value, biases
+ * 4, other float constants 1; plus the quantization parameters: a float
+ * scale and an int64 zero point per channel of filters and biases, one
+ * pair per other float constant). Integer constants count as they are. */
+void edgeq_qop_param_bytes_as(const edgeq_qmodel *m, int i, size_t *f32, size_t *int8);
 
 #endif

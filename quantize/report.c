@@ -61,7 +61,7 @@ static int by_density(const void *a, const void *b) {
 
 int edgeq_report_build(edgeq_report *r, const edgeq_qmodel *m, const edgeq_engine *e,
                        const edgeq_graph *g, long sram_bytes) {
-    uint32_t n = edge_num_ops(&e->m);
+    uint32_t n = e ? edge_num_ops(&e->m) : (uint32_t)m->n_ops;
     r->n_ops = (int)n;
     r->ops = calloc(n ? n : 1, sizeof *r->ops);
     density *dd = calloc(n ? n : 1, sizeof *dd);
@@ -72,18 +72,27 @@ int edgeq_report_build(edgeq_report *r, const edgeq_qmodel *m, const edgeq_engin
     snprintf(r->source, sizeof r->source, "%s", g->source);
     r->macs = r->cycles = 0;
     r->n_systolic = 0;
-    r->param_bytes = 0;
+    r->param_bytes = r->param_bytes_f32 = r->param_bytes_int8 = 0;
     int nd = 0;
     for (uint32_t i = 0; i < n; i++) {
         edge_op_info info;
         edgeq_report_op *o = &r->ops[i];
-        if (edge_op_info_at(&e->m, i, &info) != EDGE_OK) continue;
-        o->op = info.name;
-        o->systolic = info.systolic;
-        o->why = why_of(info.name, info.systolic);
-        o->macs = info.macs;
-        o->cycles = info.array_cycles;
+        if (!e) {
+            o->op = edgeq_builtin_name(m->ops[i].code);
+            o->why = "the engine could not load the model";
+        } else {
+            if (edge_op_info_at(&e->m, i, &info) != EDGE_OK) continue;
+            o->op = info.name;
+            o->systolic = info.systolic;
+            o->why = why_of(info.name, info.systolic);
+            o->macs = info.macs;
+            o->cycles = info.array_cycles;
+        }
         if ((int)i < m->n_ops) {
+            size_t f32, i8;
+            edgeq_qop_param_bytes_as(m, (int)i, &f32, &i8);
+            r->param_bytes_f32 += f32;
+            r->param_bytes_int8 += i8;
             o->param_bytes = edgeq_qop_param_bytes(m, (int)i);
             int node = m->ops[i].node;
             if (node >= 0 && node < g->n) snprintf(o->layer, sizeof o->layer, "%s", g->nodes[node].name);
@@ -98,9 +107,9 @@ int edgeq_report_build(edgeq_report *r, const edgeq_qmodel *m, const edgeq_engin
             nd++;
         }
     }
-    r->arena_bytes = e->m.arena_needed;
-    r->arena_records = e->m.arena_records;
-    r->arena_activations = e->m.arena_activations;
+    r->arena_bytes = e ? e->m.arena_needed : 0;
+    r->arena_records = e ? e->m.arena_records : 0;
+    r->arena_activations = e ? e->m.arena_activations : 0;
     r->sram_bytes = sram_bytes;
     r->cached_bytes = 0;
     r->sram_left = 0;
@@ -164,6 +173,7 @@ typedef struct agree_job {
     uint32_t ni, no;
     int first, step;
     double *sig, *noise; /* [sample * no + k] */
+    double *maxd, *maxf; /* [sample * no + k]: max |f - q|, max |f| */
     int *agree;          /* [sample * no + k] */
     int failed;
     char err[256];
@@ -192,11 +202,13 @@ static void *agree_worker(void *arg) {
         for (uint32_t k = 0; k < j->no; k++) {
             edge_tensor t = edge_output(&e.m, k);
             const float *f = j->ref[k] + (size_t)s * j->ref_len[k];
-            double sg = 0, ns = 0;
+            double sg = 0, ns = 0, md = 0, mf = 0;
             for (size_t i = 0; i < j->ref_len[k]; i++) {
                 double q = output_value(&t, i), d = f[i] - q;
                 sg += (double)f[i] * f[i];
                 ns += d * d;
+                if (fabs(d) > md || d != d) md = d != d ? INFINITY : fabs(d);
+                if (fabs((double)f[i]) > mf) mf = fabs((double)f[i]);
             }
             int last = t.rank > 0 ? t.dims[t.rank - 1] : 1, ag = 0;
             for (int row = 0; row < j->rows[k]; row++) {
@@ -210,6 +222,8 @@ static void *agree_worker(void *arg) {
             }
             size_t at = (size_t)s * j->no + k;
             j->sig[at] = sg;
+            j->maxd[at] = md;
+            j->maxf[at] = mf;
             j->noise[at] = ns;
             j->agree[at] = ag;
         }
@@ -256,6 +270,7 @@ int edgeq_report_agreement(edgeq_agreement *a, const uint8_t *model, size_t mode
     size_t cells = (size_t)(set->count > 0 ? set->count : 1) * (no ? no : 1);
     double *sig = calloc(cells, sizeof *sig), *noise = calloc(cells, sizeof *noise);
     int *agree = calloc(cells, sizeof *agree);
+    double *maxd = calloc(cells, sizeof *maxd), *maxf = calloc(cells, sizeof *maxf);
     int rc = -1;
     /* Samples are independent: one engine context per thread on the same
      * model bytes (the engine keeps no global state). */
@@ -265,7 +280,7 @@ int edgeq_report_agreement(edgeq_agreement *a, const uint8_t *model, size_t mode
     agree_job jobs[8];
     pthread_t tid[8];
     int started[8] = {0};
-    if (!sig || !noise || !agree) {
+    if (!sig || !noise || !agree || !maxd || !maxf) {
         snprintf(err, err_len, "out of memory");
         goto done;
     }
@@ -280,6 +295,8 @@ int edgeq_report_agreement(edgeq_agreement *a, const uint8_t *model, size_t mode
     proto.sig = sig;
     proto.noise = noise;
     proto.agree = agree;
+    proto.maxd = maxd;
+    proto.maxf = maxf;
     for (int t = 0; t < nt; t++) {
         jobs[t] = proto;
         jobs[t].first = t;
@@ -301,9 +318,11 @@ int edgeq_report_agreement(edgeq_agreement *a, const uint8_t *model, size_t mode
     a->samples = set->count;
     a->n_outputs = (int)no;
     for (uint32_t k = 0; k < no; k++) {
-        double sg = 0, ns = 0;
+        double sg = 0, ns = 0, md = 0, mf = 0;
         long ag = 0;
         for (int s = 0; s < set->count; s++) {
+            if (maxd[(size_t)s * no + k] > md) md = maxd[(size_t)s * no + k];
+            if (maxf[(size_t)s * no + k] > mf) mf = maxf[(size_t)s * no + k];
             sg += sig[(size_t)s * no + k];
             ns += noise[(size_t)s * no + k];
             ag += agree[(size_t)s * no + k];
@@ -311,12 +330,15 @@ int edgeq_report_agreement(edgeq_agreement *a, const uint8_t *model, size_t mode
         long rows = (long)a->rows[k] * set->count;
         a->top1[k] = rows ? (double)ag / (double)rows : NAN;
         a->snr_db[k] = ns > 0 ? 10.0 * log10(sg / ns) : INFINITY;
+        a->max_rel[k] = mf > 0 ? md / mf : md > 0 ? INFINITY : 0.0;
     }
     rc = 0;
 done:
     free(sig);
     free(noise);
     free(agree);
+    free(maxd);
+    free(maxf);
     return rc;
 }
 
@@ -333,23 +355,56 @@ static void human_bytes(char *buf, size_t cap, size_t b) {
 
 void edgeq_report_print(FILE *fp, const edgeq_report *r) {
     char a[32], b[32], c[32];
+    int flt = r->dtype && strcmp(r->dtype, "int8") != 0;
     fprintf(fp, "edgeq %s\n", EDGE_VERSION_STRING);
-    fprintf(fp, "Model quantized successfully in %.0f ms (load %.0f, calibrate %.0f, lower and "
+    fprintf(fp, "Model %s successfully in %.0f ms (load %.0f, %s %.0f, lower and "
                 "write %.0f, check %.0f).\n\n",
-            r->seconds * 1000.0, r->t_load * 1000.0, r->t_calib * 1000.0, r->t_build * 1000.0,
+            flt ? "converted" : "quantized", r->seconds * 1000.0, r->t_load * 1000.0,
+            flt ? "reference" : "calibrate", r->t_calib * 1000.0, r->t_build * 1000.0,
             r->t_check * 1000.0);
     fprintf(fp, "Input model: %s (%s)\n", r->model_path, r->source[0] ? r->source : "Keras");
     human_bytes(a, sizeof a, r->out_bytes);
     fprintf(fp, "Output model: %s (%s)\n", r->out_path, a);
-    fprintf(fp, "Calibration: %s; ranges: %s%s\n", r->calib_desc, r->range_method,
-            r->calib_synthetic ? " (SYNTHETIC: not your data)" : "");
-    fprintf(fp, "I/O type: %s\n", r->io);
-    human_bytes(a, sizeof a, r->arena_bytes);
-    human_bytes(b, sizeof b, r->arena_records);
-    human_bytes(c, sizeof c, r->arena_activations);
-    fprintf(fp, "Scratch SRAM peak (engine arena): %s = records %s + activations %s\n", a, b, c);
+    if (flt) {
+        fprintf(fp, "Data type: %s weights, %s activations, float32 biases and I/O; no "
+                    "calibration\n", r->dtype, r->act ? r->act : "f32");
+        if (r->calib_samples > 0) fprintf(fp, "Check samples: %s\n", r->calib_desc);
+        if (r->bias_correction)
+            fprintf(fp, "Bias correction: %d layers, on %d %s samples%s\n", r->bias_corr_layers,
+                    r->bias_corr_samples, r->bias_corr_synthetic ? "SYNTHETIC" : "--calib",
+                    r->bias_corr_skipped ? " (some layers left alone)" : "");
+    } else {
+        fprintf(fp, "Calibration: %s; ranges: %s%s\n", r->calib_desc, r->range_method,
+                r->calib_synthetic ? " (SYNTHETIC: not your data)" : "");
+        fprintf(fp, "I/O type: %s\n", r->io);
+    }
+    if (r->engine_refused[0]) {
+        fprintf(fp, "Scratch SRAM peak: unknown: the engine could not load the model (%s)\n",
+                r->engine_refused);
+    } else {
+        human_bytes(a, sizeof a, r->arena_bytes);
+        human_bytes(b, sizeof b, r->arena_records);
+        human_bytes(c, sizeof c, r->arena_activations);
+        fprintf(fp, "Scratch SRAM peak (engine arena): %s = records %s + activations %s\n", a,
+                b, c);
+    }
     human_bytes(a, sizeof a, r->param_bytes);
     fprintf(fp, "Parameters: %s\n", a);
+    if (flt) {
+        human_bytes(b, sizeof b, r->param_bytes_f32);
+        human_bytes(c, sizeof c, r->param_bytes_int8);
+        fprintf(fp, "Parameter bytes: %s %zu, float32 %zu, int8 %zu (weights + int32 biases + "
+                    "per-channel scales)\n", r->dtype, r->param_bytes, r->param_bytes_f32,
+                r->param_bytes_int8);
+        fprintf(fp, "Bytes saved: %lld against float32 (%.1f %%), %lld against int8 (%.1f %%; "
+                    "negative: larger)\n",
+                (long long)r->param_bytes_f32 - (long long)r->param_bytes,
+                r->param_bytes_f32 ? 100.0 * (1.0 - (double)r->param_bytes /
+                                                        (double)r->param_bytes_f32) : 0.0,
+                (long long)r->param_bytes_int8 - (long long)r->param_bytes,
+                r->param_bytes_int8 ? 100.0 * (1.0 - (double)r->param_bytes /
+                                                         (double)r->param_bytes_int8) : 0.0);
+    }
     if (r->sram_bytes >= 0) {
         human_bytes(a, sizeof a, r->cached_bytes);
         human_bytes(b, sizeof b, r->sram_left);
@@ -362,8 +417,12 @@ void edgeq_report_print(FILE *fp, const edgeq_report *r) {
     }
     fprintf(fp, "MACs per inference: %llu\n", (unsigned long long)r->macs);
     fprintf(fp, "Estimated systolic array cycles: %llu\n", (unsigned long long)r->cycles);
-    fprintf(fp, "Total number of operations: %d, on the systolic kernel: %d, on the CPU: %d\n\n",
-            r->n_ops, r->n_systolic, r->n_ops - r->n_systolic);
+    if (r->engine_refused[0])
+        fprintf(fp, "Total number of operations: %d (units unknown: the engine could not load "
+                    "the model)\n\n", r->n_ops);
+    else
+        fprintf(fp, "Total number of operations: %d, on the systolic kernel: %d, on the CPU: %d\n\n",
+                r->n_ops, r->n_systolic, r->n_ops - r->n_systolic);
 
     /* Summary table by op and unit, in order of first appearance. */
     fprintf(fp, "%-22s %-7s %s\n", "Operator", "Count", "Status");
@@ -377,7 +436,10 @@ void edgeq_report_print(FILE *fp, const edgeq_report *r) {
         for (int j = i; j < r->n_ops; j++)
             count += r->ops[j].op && strcmp(r->ops[j].op, r->ops[i].op) == 0 &&
                      r->ops[j].systolic == r->ops[i].systolic;
-        if (r->ops[i].systolic)
+        if (r->engine_refused[0])
+            fprintf(fp, "%-22s %-7d Unknown: the engine could not load the model\n",
+                    r->ops[i].op, count);
+        else if (r->ops[i].systolic)
             fprintf(fp, "%-22s %-7d Mapped to the systolic kernel\n", r->ops[i].op, count);
         else
             fprintf(fp, "%-22s %-7d Runs on the CPU: %s\n", r->ops[i].op, count, r->ops[i].why);
@@ -388,18 +450,20 @@ void edgeq_report_print(FILE *fp, const edgeq_report *r) {
     for (int i = 0; i < r->n_ops; i++) {
         const edgeq_report_op *o = &r->ops[i];
         fprintf(fp, "%4d  %-20s %-9s %12llu %10llu %9zu %-6s %s\n", i, o->op ? o->op : "?",
-                o->systolic ? "systolic" : "cpu", (unsigned long long)o->macs,
+                r->engine_refused[0] ? "?" : o->systolic ? "systolic" : "cpu",
+                (unsigned long long)o->macs,
                 (unsigned long long)o->cycles, o->param_bytes,
                 o->param_bytes == 0 ? "-" : o->cached ? "sram" : "flash",
                 o->layer[0] ? o->layer : "(I/O)");
     }
     const edgeq_agreement *g = &r->agree;
     if (g->samples > 0) {
-        fprintf(fp, "\nint8 vs float on the %d calibration sample%s%s:\n", g->samples,
-                g->samples == 1 ? "" : "s",
+        fprintf(fp, "\n%s vs float on the %d %s sample%s%s:\n", flt ? r->dtype : "int8",
+                g->samples, flt ? "check" : "calibration", g->samples == 1 ? "" : "s",
                 r->calib_synthetic ? " (synthetic: a smoke test, not accuracy)" : "");
         for (int k = 0; k < g->n_outputs; k++) {
             fprintf(fp, "  %-24s SNR %6.2f dB", g->name[k], g->snr_db[k]);
+            if (flt) fprintf(fp, "   max rel error %.3g %%", 100.0 * g->max_rel[k]);
             if (g->rows[k] > 0) fprintf(fp, "   top-1 agreement %6.2f %%", 100.0 * g->top1[k]);
             fputc('\n', fp);
         }
@@ -444,6 +508,26 @@ void edgeq_report_json(FILE *fp, const edgeq_report *r) {
     fputs("},", fp);
     json_key(fp, "io");
     edgeq_json_string(fp, r->io);
+    fputc(',', fp);
+    json_key(fp, "dtype");
+    edgeq_json_string(fp, r->dtype ? r->dtype : "int8");
+    fputc(',', fp);
+    json_key(fp, "act");
+    edgeq_json_string(fp, r->act ? r->act : "int8");
+    if (r->dtype && strcmp(r->dtype, "bf16") == 0) {
+        if (r->bias_correction)
+            fprintf(fp, ",\"bias_correction\":{\"layers\":%d,\"skipped\":%d,\"samples\":%d,"
+                        "\"synthetic\":%s}", r->bias_corr_layers, r->bias_corr_skipped,
+                    r->bias_corr_samples, r->bias_corr_synthetic ? "true" : "false");
+        else
+            fputs(",\"bias_correction\":null", fp);
+    }
+    fprintf(fp, ",\"param_bytes_float32\":%zu,\"param_bytes_int8\":%zu,\"engine_refused\":",
+            r->param_bytes_f32, r->param_bytes_int8);
+    if (r->engine_refused[0])
+        edgeq_json_string(fp, r->engine_refused);
+    else
+        fputs("null", fp);
     fprintf(fp,
             ",\"arena_bytes\":%zu,\"arena_records_bytes\":%zu,\"arena_activation_bytes\":%zu,"
             "\"param_bytes\":%zu,\"sram_budget_bytes\":",
@@ -485,6 +569,8 @@ void edgeq_report_json(FILE *fp, const edgeq_report *r) {
             edgeq_json_string(fp, g->name[k]);
             fputs(",\"snr_db\":", fp);
             edgeq_json_number(fp, g->snr_db[k]);
+            fputs(",\"max_rel_error\":", fp);
+            edgeq_json_number(fp, g->max_rel[k]);
             fputs(",\"top1_agreement\":", fp);
             edgeq_json_number(fp, g->rows[k] > 0 ? g->top1[k] : NAN);
             fputc('}', fp);

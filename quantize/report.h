@@ -18,6 +18,12 @@
  * whole if they fit in what is left, else skipped, and the next is tried.
  * Everything not cached is streamed from flash on each invoke.
  *
+ * Float files (--dtype bf16|f32): the parameter bytes as written, as
+ * float32 and as the int8 file would hold them (edgeq_qop_param_bytes_as),
+ * and what bf16 saves against each. When the engine cannot load the file
+ * (engine_refused), the per-op part comes from the lowered model: no MACs,
+ * no units, no arena.
+ *
  * Fidelity: the int8 model (on the engine) against the float graph (edgeq's
  * float executor, which follows Keras) on the calibration samples: per
  * output, top-1 agreement (argmax over the last axis, per row) and the
@@ -53,6 +59,7 @@ typedef struct edgeq_agreement {
     int rows[8];            /* top-1 decisions per sample (0: output has one value) */
     double top1[8];         /* fraction of rows whose argmax agrees */
     double snr_db[8];       /* INFINITY when identical */
+    double max_rel[8];      /* max |f - q| / max |f| over all samples */
 } edgeq_agreement;
 
 typedef struct edgeq_report {
@@ -72,10 +79,16 @@ typedef struct edgeq_report {
     long sram_bytes;        /* the --sram-kb budget in bytes, -1 if none given */
     size_t cached_bytes, streamed_bytes, sram_left;
     edgeq_agreement agree;
+    const char *dtype, *act;          /* "int8" / "bf16" / "f32"; activations */
+    size_t param_bytes_f32, param_bytes_int8; /* the same constants as float32, as int8 */
+    char engine_refused[512];         /* float files: why the engine could not load it */
+    int bias_correction;              /* bf16: biases corrected (bias_correct.h) */
+    int bias_corr_layers, bias_corr_skipped, bias_corr_samples, bias_corr_synthetic;
 } edgeq_report;
 
 /* Fill the per-op part, the memory figures and the caching plan from the
- * lowered model and the engine loaded on the written file. Returns 0 or -1
+ * lowered model and the engine loaded on the written file (`e` NULL: the
+ * engine could not load it; ops from the model alone). Returns 0 or -1
  * (out of memory). *r needs edgeq_report_free. */
 int edgeq_report_build(edgeq_report *r, const edgeq_qmodel *m, const edgeq_engine *e,
                        const edgeq_graph *g, long sram_bytes);

@@ -235,13 +235,15 @@ def _refusal_cases(tmp):
         "calib_shape": ([good, "--calib", wrong], FAIL, "does not fit"),
         "calib_nan": ([good, "--calib", nan], FAIL, "NaN"),
         "calib_missing": ([good, "--calib", os.path.join(tmp, "none.npy")], FAIL, "none.npy"),
-        "bf16": ([good, "--dtype", "bf16"], UNSUPPORTED, "bf16"),
+        # bf16 keeps the loader's refusal unless --allow-nonfinite is given
+        "bf16_nan_weights": ([os.path.join(FIX_KERAS, "bad_nan.h5"), "--dtype", "bf16"], FAIL,
+                             "NaN"),
     }
 
 
 @pytest.mark.parametrize("case", ["truncated", "not_hdf5", "lambda", "custom", "swish",
                                   "nan_weights", "calib_shape", "calib_nan", "calib_missing",
-                                  "bf16"])
+                                  "bf16_nan_weights"])
 def test_refusals_leave_nothing_behind(any_cli, tmp_path, case):
     args, code, fragment = _refusal_cases(str(tmp_path))[case]
     out = tmp_path / "out"
