@@ -12,7 +12,10 @@
 /* Most inputs + outputs one operator may have (CONCATENATION is the wide one). */
 #define EDGE_MAX_OP_IO 64
 
-/* Runtime record of one tensor (lives in the arena). */
+/* Record of one tensor as operators see it. Not stored per tensor: it is
+ * rebuilt from the model and the tensor's edge_tensor_state each time an
+ * operator asks for an operand (edge_in, edge_out), into a slot per operand
+ * position, so the arena holds 20 bytes per tensor instead of a record. */
 typedef struct edge_tensor_rt {
     edge_tensor t;          /* public view; t.data set once planned */
     const uint8_t *q_scale; /* little-endian float32[q_count], or NULL */
@@ -25,6 +28,30 @@ typedef struct edge_tensor_rt {
     uint8_t is_const;       /* data comes from the model */
     uint8_t is_variable;
 } edge_tensor_rt;
+
+/* What the arena keeps of each tensor between calls. */
+typedef struct edge_tensor_state {
+    int32_t offset;    /* arena offset when planned, else -1 */
+    int32_t alias_of;  /* shares the storage of this tensor, else -1 */
+    uint32_t data_off; /* constants: where their bytes start in the model */
+    uint32_t bytes;    /* t.bytes (a prepare may settle the type: ADD does) */
+    uint8_t type;      /* t.type, likewise */
+    uint8_t is_const, is_variable;
+} edge_tensor_state;
+
+/* Engine-internal state of a loaded model (at the start of the arena). */
+typedef struct edge_rt {
+    fb_vec tensors, buffers;
+    struct edge_tensor_rt *slots; /* [n_slots]: operand records of the running op */
+    uint32_t n_slots;             /* most operands of any op */
+    uint8_t *act;                 /* activations base once planned, else NULL */
+} edge_rt;
+
+/* Rebuild tensor t's record into dst; returns dst. */
+struct edge_tensor_rt *edge_tensor_record(const edge_model *m, uint32_t t, struct edge_tensor_rt *dst);
+/* Tensor t's bytes: in the model (constants), in the arena once planned,
+ * else NULL. */
+void *edge_tensor_data_at(const edge_model *m, uint32_t t);
 
 struct edge_op_impl;
 
@@ -84,6 +111,10 @@ const char *edge_builtin_name(int32_t builtin_code); /* "CONV_2D", "UNKNOWN" */
 /* Operands: NULL when the index is out of range or the slot is -1. */
 edge_tensor_rt *edge_in(const edge_op_ctx *c, uint32_t i);
 edge_tensor_rt *edge_out(const edge_op_ctx *c, uint32_t i);
+/* An operand's data alone, without rebuilding its record (for eval); NULL
+ * when absent. */
+void *edge_in_data(const edge_op_ctx *c, uint32_t i);
+void *edge_out_data(const edge_op_ctx *c, uint32_t i);
 
 /* Builtin options by field id (as numbered in the schema; a union counts two
  * ids). Absent table or field: the default. */

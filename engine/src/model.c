@@ -17,12 +17,15 @@ static uint8_t *bump(uint8_t **p, size_t bytes) {
 }
 
 static const char *tensor_name(const edge_model *m, int32_t t) {
-    return t >= 0 && (uint32_t)t < m->n_tensors ? m->tensors[t].t.name : "?";
+    if (t < 0 || (uint32_t)t >= m->n_tensors) return "?";
+    const char *n = fb_string(fb_vec_table(m->rt->tensors, (uint32_t)t), TENSOR_NAME);
+    return n ? n : "";
 }
 
-/* Fill one tensor record from the (verified) flatbuffer. */
-static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32_t i,
-                               edge_tensor_rt *r) {
+/* Fill one tensor record from the (verified) flatbuffer. With `check`, also
+ * reject what the engine cannot run (at load); without, this is the rebuild
+ * of a record the load accepted, and cannot fail. */
+static edge_status fill_record(edge_model *m, fb_table t, uint32_t i, edge_tensor_rt *r, int check) {
     edge_memset(r, 0, sizeof *r);
     r->offset = -1;
     r->alias_of = -1;
@@ -30,40 +33,43 @@ static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32
     r->t.name = name ? name : "";
     r->t.type = (edge_type)fb_i8(t, TENSOR_TYPE, 0);
     r->is_variable = fb_u8(t, TENSOR_IS_VARIABLE, 0) != 0;
-    if (fb_has(t, TENSOR_SPARSITY))
+    if (check && fb_has(t, TENSOR_SPARSITY))
         return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': sparse tensors are not supported", i,
                          r->t.name);
 
     fb_vec shape = fb_vec_field(t, TENSOR_SHAPE, 4);
-    if (shape.count > EDGE_MAX_DIMS)
+    if (check && shape.count > EDGE_MAX_DIMS)
         return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': rank %u exceeds the engine's %d", i,
                          r->t.name, shape.count, EDGE_MAX_DIMS);
     r->t.rank = (int32_t)shape.count;
     uint64_t numel = 1;
     for (uint32_t d = 0; d < shape.count; d++) {
         int32_t v = fb_i32_at(fb_vec_data(shape), d);
+        r->t.dims[d] = v;
+        if (!check) continue;
         if (v < 0)
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
                              "tensor %u '%s': dimension %u is %d (dynamic shapes are not supported)", i,
                              r->t.name, d, v);
-        r->t.dims[d] = v;
         numel *= (uint64_t)v;
         if (numel > 0x7fffffffu)
             return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': more than 2^31 elements", i,
                              r->t.name);
     }
-    uint64_t bytes = numel * edge_type_size(r->t.type);
-    if (bytes > 0x7fffffffu)
-        return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': larger than 2 GiB", i, r->t.name);
-    r->t.bytes = (size_t)bytes;
+    if (check) {
+        uint64_t bytes = numel * edge_type_size(r->t.type);
+        if (bytes > 0x7fffffffu)
+            return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': larger than 2 GiB", i, r->t.name);
+        r->t.bytes = (size_t)bytes;
+    }
 
     fb_table q = fb_table_field(t, TENSOR_QUANTIZATION);
     if (!fb_is_null(q)) {
-        if (fb_has(q, QUANT_DETAILS))
+        if (check && fb_has(q, QUANT_DETAILS))
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
                              "tensor %u '%s': custom quantization details are not supported", i, r->t.name);
         fb_vec sc = fb_vec_field(q, QUANT_SCALE, 4), zp = fb_vec_field(q, QUANT_ZERO_POINT, 8);
-        if (zp.count && zp.count != sc.count)
+        if (check && zp.count && zp.count != sc.count)
             return edge_fail(m, EDGE_ERR_MODEL, "tensor %u '%s': %u scales but %u zero points", i,
                              r->t.name, sc.count, zp.count);
         r->q_count = sc.count;
@@ -80,31 +86,35 @@ static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32
                 r->q_dim = 0;
                 ok = 1;
             }
-            if (!ok)
+            if (check && !ok)
                 return edge_fail(m, EDGE_ERR_MODEL,
                                  "tensor %u '%s': %u per-channel scales do not match dimension %d", i,
                                  r->t.name, sc.count, r->q_dim);
         }
-        /* A zero point outside its type's range is meaningless and would
-         * overflow the kernels' offset arithmetic (found by fuzzing). */
-        int64_t zlo = -0x80000000ll, zhi = 0x7fffffffll;
-        if (r->t.type == EDGE_INT8) zlo = -128, zhi = 127;
-        else if (r->t.type == EDGE_UINT8) zlo = 0, zhi = 255;
-        else if (r->t.type == EDGE_INT16) zlo = -32768, zhi = 32767;
-        for (uint32_t k = 0; k < zp.count; k++) {
-            int64_t z = fb_i64_at(r->q_zero, k);
-            if (z < zlo || z > zhi)
-                return edge_fail(m, EDGE_ERR_MODEL, "tensor %u '%s': zero point %ld is outside the %s range",
-                                 i, r->t.name, (long)z, edge_type_name(r->t.type));
-        }
-        /* NaN, infinite or negative scales make the prepare-time double
-         * math meaningless (and its float-to-int conversions undefined). */
-        for (uint32_t k = 0; k < sc.count; k++) {
-            float f = fb_f32_at(r->q_scale, k);
-            if (!(f >= 0.0f && f <= 3.402823466e38f))
-                return edge_fail(m, EDGE_ERR_MODEL,
-                                 "tensor %u '%s': quantization scale %u is not a finite non-negative number",
-                                 i, r->t.name, k);
+        if (check) {
+            /* A zero point outside its type's range is meaningless and would
+             * overflow the kernels' offset arithmetic (found by fuzzing). */
+            int64_t zlo = -0x80000000ll, zhi = 0x7fffffffll;
+            if (r->t.type == EDGE_INT8) zlo = -128, zhi = 127;
+            else if (r->t.type == EDGE_UINT8) zlo = 0, zhi = 255;
+            else if (r->t.type == EDGE_INT16) zlo = -32768, zhi = 32767;
+            for (uint32_t k = 0; k < zp.count; k++) {
+                int64_t z = fb_i64_at(r->q_zero, k);
+                if (z < zlo || z > zhi)
+                    return edge_fail(m, EDGE_ERR_MODEL,
+                                     "tensor %u '%s': zero point %ld is outside the %s range", i,
+                                     r->t.name, (long)z, edge_type_name(r->t.type));
+            }
+            /* NaN, infinite or negative scales make the prepare-time double
+             * math meaningless (and its float-to-int conversions undefined). */
+            for (uint32_t k = 0; k < sc.count; k++) {
+                float f = fb_f32_at(r->q_scale, k);
+                if (!(f >= 0.0f && f <= 3.402823466e38f))
+                    return edge_fail(
+                        m, EDGE_ERR_MODEL,
+                        "tensor %u '%s': quantization scale %u is not a finite non-negative number", i,
+                        r->t.name, k);
+            }
         }
         if (sc.count) {
             r->t.scale = fb_f32_at(r->q_scale, 0);
@@ -113,8 +123,8 @@ static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32
     }
 
     r->buffer = fb_u32(t, TENSOR_BUFFER, 0);
-    if (r->buffer > 0) {
-        fb_table b = fb_vec_table(buffers, r->buffer);
+    if (check && r->buffer > 0) {
+        fb_table b = fb_vec_table(m->rt->buffers, r->buffer);
         if (fb_u64(b, BUFFER_OFFSET, 0) > 1)
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
                              "tensor %u '%s': data stored outside the flatbuffer is not supported", i,
@@ -132,6 +142,46 @@ static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32
     return EDGE_OK;
 }
 
+/* Where tensor t's bytes are: constants in the model, activations in the
+ * arena once planned (NULL before). */
+static void *tensor_data(const edge_model *m, uint32_t t) {
+    const edge_tensor_state *s = &m->tensors[t];
+    if (s->is_const) return (void *)(uintptr_t)(m->data + s->data_off);
+    const uint8_t *act = m->rt->act;
+    if (!act) return 0;
+    if (s->alias_of >= 0) s = &m->tensors[s->alias_of];
+    return (void *)(uintptr_t)(s->offset >= 0 ? act + s->offset : act); /* unused or empty: base */
+}
+
+edge_tensor_rt *edge_tensor_record(const edge_model *m, uint32_t t, edge_tensor_rt *dst) {
+    const edge_tensor_state *s = &m->tensors[t];
+    (void)fill_record((edge_model *)(uintptr_t)m, fb_vec_table(m->rt->tensors, t), t, dst, 0);
+    dst->t.type = (edge_type)s->type;
+    dst->t.bytes = s->bytes;
+    dst->t.data = tensor_data(m, t);
+    dst->is_const = s->is_const;
+    dst->offset = s->offset;
+    dst->alias_of = s->alias_of;
+    return dst;
+}
+
+void *edge_tensor_data_at(const edge_model *m, uint32_t t) { return tensor_data(m, t); }
+
+/* Check tensor i at load and keep its state. */
+static edge_status load_tensor(edge_model *m, fb_table t, uint32_t i, edge_tensor_rt *r) {
+    edge_status st = fill_record(m, t, i, r, 1);
+    if (st) return st;
+    edge_tensor_state *s = &m->tensors[i];
+    s->offset = -1;
+    s->alias_of = -1;
+    s->data_off = r->is_const ? (uint32_t)((const uint8_t *)r->t.data - m->data) : 0;
+    s->bytes = (uint32_t)r->t.bytes;
+    s->type = (uint8_t)r->t.type;
+    s->is_const = r->is_const;
+    s->is_variable = r->is_variable;
+    return EDGE_OK;
+}
+
 static edge_status unsupported_op(edge_model *m, uint32_t i, const edge_op_rt *op, const char *custom) {
     char types[96];
     uint32_t n = 0;
@@ -142,7 +192,7 @@ static edge_status unsupported_op(edge_model *m, uint32_t i, const edge_op_rt *o
         } else if (k) {
             types[n++] = ',';
         }
-        const char *tn = op->io[k] < 0 ? "none" : edge_type_name(m->tensors[op->io[k]].t.type);
+        const char *tn = op->io[k] < 0 ? "none" : edge_type_name((edge_type)m->tensors[op->io[k]].type);
         while (*tn && n + 1 < sizeof types) types[n++] = *tn++;
     }
     types[n] = '\0';
@@ -173,15 +223,14 @@ static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i
     op->options_type = fb_u8(o, OP_OPTIONS_TYPE, 0);
 
     for (uint32_t k = 0; k < out.count; k++) {
-        edge_tensor_rt *t = &m->tensors[op->io[in.count + k]];
-        if (t->is_const)
+        if (m->tensors[op->io[in.count + k]].is_const)
             return edge_fail(m, EDGE_ERR_MODEL, "op %u writes constant tensor %d '%s'", i,
-                             op->io[in.count + k], t->t.name);
+                             op->io[in.count + k], tensor_name(m, op->io[in.count + k]));
     }
     op->impl = edge_op_find(op->code);
     if (op->n_in > 0 && op->io[0] >= 0) {
         /* FLOAT32/BFLOAT16 activations run on the op's float twin, if any. */
-        edge_type t0 = m->tensors[op->io[0]].t.type;
+        edge_type t0 = (edge_type)m->tensors[op->io[0]].type;
         const edge_op_impl *f =
             (t0 == EDGE_FLOAT32 || t0 == EDGE_BFLOAT16) ? edge_op_find_float(op->code) : 0;
         if (f) op->impl = f;
@@ -204,7 +253,7 @@ static edge_status check_producers_marked(edge_model *m) {
         for (uint32_t k = 0; k < op->n_in; k++) {
             int32_t t = op->io[k];
             if (t < 0) continue;
-            const edge_tensor_rt *r = &m->tensors[t];
+            const edge_tensor_state *r = &m->tensors[t];
             if (!r->is_const && !r->is_variable && r->offset == -1)
                 return edge_fail(m, EDGE_ERR_MODEL,
                                  "op %u reads tensor %d '%s', which is neither a graph input, a "
@@ -213,14 +262,14 @@ static edge_status check_producers_marked(edge_model *m) {
         }
         for (uint32_t k = op->n_in; k < op->n_in + op->n_out; k++) {
             int32_t t = op->io[k];
-            edge_tensor_rt *r = &m->tensors[t];
+            edge_tensor_state *r = &m->tensors[t];
             if (r->offset == -2)
                 return edge_fail(m, EDGE_ERR_MODEL, "op %u writes graph input tensor %d '%s'", i, t,
                                  tensor_name(m, t));
             if (r->offset >= 0)
                 return edge_fail(m, EDGE_ERR_MODEL, "tensor %d '%s' is written by op %u and op %u", t,
                                  tensor_name(m, t), (uint32_t)r->offset, i);
-            r->offset = (int64_t)i;
+            r->offset = (int32_t)i;
         }
     }
     return EDGE_OK;
@@ -234,6 +283,7 @@ static edge_status check_producers(edge_model *m) {
 
 static edge_status prepare_all(edge_model *m, uint8_t *params_base, size_t *params_total) {
     size_t total = 0;
+    edge_tensor_rt *slots = m->rt->slots;
     for (uint32_t i = 0; i < m->n_ops; i++) {
         edge_op_rt *op = &m->ops[i];
         edge_op_ctx c = {m, i, op, 0, 0};
@@ -245,11 +295,21 @@ static edge_status prepare_all(edge_model *m, uint8_t *params_base, size_t *para
             op->params_bytes = op->scratch_bytes = 0;
             op->macs = op->array_cycles = 0;
             op->systolic = 0;
+            for (uint32_t k = 0; k < op->n_in + op->n_out; k++) slots[k].buffer = UINT32_MAX;
         }
         edge_status st = op->impl->prepare(&c);
         if (st) {
             if (!m->error[0]) edge_op_fail(&c, st, "prepare failed: %s", edge_status_str(st));
             return st;
+        }
+        if (!params_base) {
+            /* A prepare may settle an output's type (ADD does): keep it. */
+            for (uint32_t k = op->n_in; k < op->n_in + op->n_out; k++) {
+                if (op->io[k] < 0 || slots[k].buffer == UINT32_MAX) continue;
+                edge_tensor_state *s = &m->tensors[op->io[k]];
+                s->type = (uint8_t)slots[k].t.type;
+                s->bytes = (uint32_t)slots[k].t.bytes;
+            }
         }
         op->params = c.params;
         total += EDGE_ALIGN_UP(op->params_bytes);
@@ -281,7 +341,7 @@ edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void
     fb_vec tensors = fb_vec_field(sg, SUBGRAPH_TENSORS, 4);
     fb_vec ops = fb_vec_field(sg, SUBGRAPH_OPERATORS, 4);
     fb_vec opcodes = fb_vec_field(root, MODEL_OPCODES, 4);
-    fb_vec buffers = fb_vec_field(root, MODEL_BUFFERS, 4);
+    const fb_vec buffers = fb_vec_field(root, MODEL_BUFFERS, 4);
     fb_vec gin = fb_vec_field(sg, SUBGRAPH_INPUTS, 4), gout = fb_vec_field(sg, SUBGRAPH_OUTPUTS, 4);
     m->n_tensors = tensors.count;
     m->n_ops = ops.count;
@@ -291,6 +351,7 @@ edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void
     m->n_outputs = gout.count;
 
     size_t n_io = 0;
+    uint32_t n_slots = 1;
     for (uint32_t i = 0; i < ops.count; i++) {
         fb_table o = fb_vec_table(ops, i);
         uint32_t k = fb_vec_field(o, OP_INPUTS, 4).count + fb_vec_field(o, OP_OUTPUTS, 4).count;
@@ -298,9 +359,11 @@ edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void
             return edge_fail(m, EDGE_ERR_UNSUPPORTED, "op %u has %u operands; the engine takes at most %d", i,
                              k, EDGE_MAX_OP_IO);
         n_io += k;
+        if (k > n_slots) n_slots = k;
     }
-    size_t records = EDGE_ALIGN_UP(m->n_tensors * sizeof(edge_tensor_rt)) +
-                     EDGE_ALIGN_UP(m->n_ops * sizeof(edge_op_rt)) + EDGE_ALIGN_UP(n_io * sizeof(int32_t));
+    size_t records = EDGE_ALIGN_UP(sizeof(edge_rt)) + EDGE_ALIGN_UP(m->n_tensors * sizeof(edge_tensor_state)) +
+                     EDGE_ALIGN_UP(m->n_ops * sizeof(edge_op_rt)) + EDGE_ALIGN_UP(n_io * sizeof(int32_t)) +
+                     EDGE_ALIGN_UP(n_slots * sizeof(edge_tensor_rt));
     size_t work = edge_plan_work_bytes(m);
     if (arena_len < records + work) {
         m->arena_needed = records + work;
@@ -311,11 +374,17 @@ edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void
     }
 
     uint8_t *p = m->arena;
-    m->tensors = (edge_tensor_rt *)(void *)bump(&p, m->n_tensors * sizeof(edge_tensor_rt));
+    m->rt = (edge_rt *)(void *)bump(&p, sizeof(edge_rt));
+    m->tensors = (edge_tensor_state *)(void *)bump(&p, m->n_tensors * sizeof(edge_tensor_state));
     m->ops = (edge_op_rt *)(void *)bump(&p, m->n_ops * sizeof(edge_op_rt));
     int32_t *io = (int32_t *)(void *)bump(&p, n_io * sizeof(int32_t));
+    m->rt->slots = (edge_tensor_rt *)(void *)bump(&p, n_slots * sizeof(edge_tensor_rt));
+    m->rt->n_slots = n_slots;
+    m->rt->tensors = tensors;
+    m->rt->buffers = buffers;
+    m->rt->act = 0;
     for (uint32_t i = 0; i < m->n_tensors; i++) {
-        st = load_tensor(m, fb_vec_table(tensors, i), buffers, i, &m->tensors[i]);
+        st = load_tensor(m, fb_vec_table(tensors, i), i, &m->rt->slots[0]);
         if (st) return st;
     }
     for (uint32_t k = 0; k < m->n_inputs; k++)
@@ -343,16 +412,7 @@ edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void
         return edge_fail(m, EDGE_ERR_ARENA, "arena of %zu bytes is too small: this model needs %zu",
                          arena_len, m->arena_needed);
 
-    uint8_t *act = p + params;
-    for (uint32_t i = 0; i < m->n_tensors; i++) {
-        edge_tensor_rt *t = &m->tensors[i];
-        if (t->offset >= 0) t->t.data = act + t->offset;
-        else if (!t->is_const && t->alias_of < 0) t->t.data = act; /* unused or empty */
-    }
-    for (uint32_t i = 0; i < m->n_tensors; i++) {
-        edge_tensor_rt *t = &m->tensors[i];
-        if (t->alias_of >= 0) t->t.data = m->tensors[t->alias_of].t.data;
-    }
+    m->rt->act = p + params;
     st = prepare_all(m, p, &params);
     if (st) return st;
     m->ready = 1;
@@ -405,22 +465,25 @@ static edge_tensor empty_tensor(void) {
 
 edge_tensor edge_tensor_at(const edge_model *m, uint32_t i) {
     if (!m || !m->ready || i >= m->n_tensors) return empty_tensor();
-    return m->tensors[i].t;
+    edge_tensor_rt r;
+    return edge_tensor_record(m, i, &r)->t;
 }
 
 edge_tensor edge_input(const edge_model *m, uint32_t i) {
     if (!m || !m->ready || i >= m->n_inputs) return empty_tensor();
-    return m->tensors[fb_i32_at(m->inputs, i)].t;
+    edge_tensor_rt r;
+    return edge_tensor_record(m, (uint32_t)fb_i32_at(m->inputs, i), &r)->t;
 }
 
 edge_tensor edge_output(const edge_model *m, uint32_t i) {
     if (!m || !m->ready || i >= m->n_outputs) return empty_tensor();
-    return m->tensors[fb_i32_at(m->outputs, i)].t;
+    edge_tensor_rt r;
+    return edge_tensor_record(m, (uint32_t)fb_i32_at(m->outputs, i), &r)->t;
 }
 
 int64_t edge_tensor_arena_offset(const edge_model *m, uint32_t i) {
     if (!m || !m->ready || i >= m->n_tensors) return -1;
-    const edge_tensor_rt *t = &m->tensors[i];
+    const edge_tensor_state *t = &m->tensors[i];
     while (t->alias_of >= 0) t = &m->tensors[t->alias_of];
     return t->offset < 0 ? -1 : (int64_t)m->arena_records + t->offset;
 }

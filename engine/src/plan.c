@@ -40,9 +40,9 @@ static void mark_views(edge_model *m) {
         if (!op->impl || !op->impl->view_of_input0 || op->n_in < 1 || op->n_out < 1) continue;
         int32_t in = op->io[0], out = op->io[op->n_in];
         if (in < 0 || out < 0 || in == out) continue;
-        edge_tensor_rt *ti = &m->tensors[in], *to = &m->tensors[out];
+        edge_tensor_state *ti = &m->tensors[in], *to = &m->tensors[out];
         if (ti->is_const || to->is_const || ti->is_variable || to->is_variable) continue;
-        if (ti->t.bytes != to->t.bytes || is_graph_io(m->inputs, m->n_inputs, out)) continue;
+        if (ti->bytes != to->bytes || is_graph_io(m->inputs, m->n_inputs, out)) continue;
         to->alias_of = root_of(m, in);
     }
 }
@@ -159,11 +159,11 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
     /* Collect what needs arena space. */
     uint32_t count = 0;
     for (uint32_t t = 0; t < nt; t++) {
-        const edge_tensor_rt *tr = &m->tensors[t];
+        const edge_tensor_state *tr = &m->tensors[t];
         if (tr->is_const || tr->alias_of >= 0 || items[t].first == UINT32_MAX) continue;
-        if (tr->t.bytes > 0x7fffffffu) return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u is too large", t);
+        if (tr->bytes > 0x7fffffffu) return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u is too large", t);
         plan_item it = items[t];
-        it.size = (uint32_t)EDGE_ALIGN_UP(tr->t.bytes);
+        it.size = (uint32_t)EDGE_ALIGN_UP(tr->bytes);
         items[count++] = it;
     }
     for (uint32_t i = 0; i < m->n_ops; i++) {
@@ -185,7 +185,7 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
 
     for (uint32_t a = 0; a < count; a++) {
         const plan_item *x = &items[a];
-        if (x->id < nt) m->tensors[x->id].offset = x->offset;
+        if (x->id < nt) m->tensors[x->id].offset = (int32_t)x->offset;
         else m->ops[x->id - nt].scratch_offset = x->offset;
     }
     return EDGE_OK;
