@@ -23,7 +23,7 @@ typedef struct edge_tensor_rt {
     uint32_t q_count;
     int32_t q_dim;          /* quantized_dimension */
     uint32_t buffer;        /* index into the model's buffers */
-    int64_t offset;         /* arena offset when planned, else -1 */
+    int32_t offset;         /* arena offset when planned, else -1 */
     int32_t alias_of;       /* shares the storage of this tensor, else -1 */
     uint8_t is_const;       /* data comes from the model */
     uint8_t is_variable;
@@ -41,10 +41,10 @@ typedef struct edge_tensor_state {
 
 /* Engine-internal state of a loaded model (at the start of the arena). */
 typedef struct edge_rt {
-    fb_vec tensors, buffers;
     struct edge_tensor_rt *slots; /* [n_slots]: operand records of the running op */
-    uint32_t n_slots;             /* most operands of any op */
     uint8_t *act;                 /* activations base once planned, else NULL */
+    uint32_t tensors_pos;         /* the subgraph's tensor vector in the model */
+    uint32_t n_slots;             /* most operands of any op */
 } edge_rt;
 
 /* Rebuild tensor t's record into dst; returns dst. */
@@ -55,20 +55,21 @@ void *edge_tensor_data_at(const edge_model *m, uint32_t t);
 
 struct edge_op_impl;
 
-/* Runtime record of one operator (lives in the arena). */
+/* Runtime record of one operator (lives in the arena; fields ordered so
+ * that none pads). */
 typedef struct edge_op_rt {
     const struct edge_op_impl *impl;
-    int32_t code;            /* BuiltinOperator */
-    uint32_t n_in, n_out;
     int32_t *io;             /* n_in inputs then n_out outputs; -1 = optional absent */
-    fb_table options;        /* builtin_options table (fb_table_null if absent) */
-    uint8_t options_type;
     void *params;            /* prepared parameters, params_bytes long */
-    uint32_t params_bytes;
-    uint32_t scratch_bytes;  /* per-invoke scratch, planned like a tensor */
-    int64_t scratch_offset;
+    fb_table options;        /* builtin_options table (fb_table_null if absent) */
     uint64_t macs;
     uint64_t array_cycles;
+    int32_t code;            /* BuiltinOperator */
+    uint32_t params_bytes;
+    uint32_t scratch_bytes;  /* per-invoke scratch, planned like a tensor */
+    int32_t scratch_offset;  /* its arena offset, else -1 */
+    uint16_t n_in, n_out;    /* at most EDGE_MAX_OP_IO together */
+    uint8_t options_type;
     uint8_t systolic;        /* runs on the systolic kernel */
 } edge_op_rt;
 

@@ -16,16 +16,23 @@ static uint8_t *bump(uint8_t **p, size_t bytes) {
     return r;
 }
 
+/* Tensor t's table in the (verified) model. */
+static fb_table tensor_table(const edge_model *m, uint32_t t) {
+    fb_vec v = {m->data, (uint32_t)m->len, m->rt->tensors_pos, m->n_tensors};
+    return fb_vec_table(v, t);
+}
+
 static const char *tensor_name(const edge_model *m, int32_t t) {
     if (t < 0 || (uint32_t)t >= m->n_tensors) return "?";
-    const char *n = fb_string(fb_vec_table(m->rt->tensors, (uint32_t)t), TENSOR_NAME);
+    const char *n = fb_string(tensor_table(m, (uint32_t)t), TENSOR_NAME);
     return n ? n : "";
 }
 
 /* Fill one tensor record from the (verified) flatbuffer. With `check`, also
  * reject what the engine cannot run (at load); without, this is the rebuild
  * of a record the load accepted, and cannot fail. */
-static edge_status fill_record(edge_model *m, fb_table t, uint32_t i, edge_tensor_rt *r, int check) {
+static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r,
+                               int check) {
     edge_memset(r, 0, sizeof *r);
     r->offset = -1;
     r->alias_of = -1;
@@ -124,7 +131,7 @@ static edge_status fill_record(edge_model *m, fb_table t, uint32_t i, edge_tenso
 
     r->buffer = fb_u32(t, TENSOR_BUFFER, 0);
     if (check && r->buffer > 0) {
-        fb_table b = fb_vec_table(m->rt->buffers, r->buffer);
+        fb_table b = fb_vec_table(buffers, r->buffer);
         if (fb_u64(b, BUFFER_OFFSET, 0) > 1)
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
                              "tensor %u '%s': data stored outside the flatbuffer is not supported", i,
@@ -155,7 +162,8 @@ static void *tensor_data(const edge_model *m, uint32_t t) {
 
 edge_tensor_rt *edge_tensor_record(const edge_model *m, uint32_t t, edge_tensor_rt *dst) {
     const edge_tensor_state *s = &m->tensors[t];
-    (void)fill_record((edge_model *)(uintptr_t)m, fb_vec_table(m->rt->tensors, t), t, dst, 0);
+    const fb_vec none = {0, 0, 0, 0};
+    (void)fill_record((edge_model *)(uintptr_t)m, tensor_table(m, t), none, t, dst, 0);
     dst->t.type = (edge_type)s->type;
     dst->t.bytes = s->bytes;
     dst->t.data = tensor_data(m, t);
@@ -168,8 +176,8 @@ edge_tensor_rt *edge_tensor_record(const edge_model *m, uint32_t t, edge_tensor_
 void *edge_tensor_data_at(const edge_model *m, uint32_t t) { return tensor_data(m, t); }
 
 /* Check tensor i at load and keep its state. */
-static edge_status load_tensor(edge_model *m, fb_table t, uint32_t i, edge_tensor_rt *r) {
-    edge_status st = fill_record(m, t, i, r, 1);
+static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r) {
+    edge_status st = fill_record(m, t, buffers, i, r, 1);
     if (st) return st;
     edge_tensor_state *s = &m->tensors[i];
     s->offset = -1;
@@ -213,8 +221,8 @@ static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i
     int32_t ext = fb_i32(code, OPCODE_BUILTIN, 0);
     op->code = dep > ext ? dep : ext;
     fb_vec in = fb_vec_field(o, OP_INPUTS, 4), out = fb_vec_field(o, OP_OUTPUTS, 4);
-    op->n_in = in.count;
-    op->n_out = out.count;
+    op->n_in = (uint16_t)in.count; /* EDGE_MAX_OP_IO checked at init */
+    op->n_out = (uint16_t)out.count;
     op->io = *io_cursor;
     *io_cursor += in.count + out.count;
     for (uint32_t k = 0; k < in.count; k++) op->io[k] = fb_i32_at(fb_vec_data(in), k);
@@ -380,11 +388,10 @@ edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void
     int32_t *io = (int32_t *)(void *)bump(&p, n_io * sizeof(int32_t));
     m->rt->slots = (edge_tensor_rt *)(void *)bump(&p, n_slots * sizeof(edge_tensor_rt));
     m->rt->n_slots = n_slots;
-    m->rt->tensors = tensors;
-    m->rt->buffers = buffers;
+    m->rt->tensors_pos = tensors.pos;
     m->rt->act = 0;
     for (uint32_t i = 0; i < m->n_tensors; i++) {
-        st = load_tensor(m, fb_vec_table(tensors, i), i, &m->rt->slots[0]);
+        st = load_tensor(m, fb_vec_table(tensors, i), buffers, i, &m->rt->slots[0]);
         if (st) return st;
     }
     for (uint32_t k = 0; k < m->n_inputs; k++)

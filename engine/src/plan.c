@@ -186,7 +186,7 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
     for (uint32_t a = 0; a < count; a++) {
         const plan_item *x = &items[a];
         if (x->id < nt) m->tensors[x->id].offset = (int32_t)x->offset;
-        else m->ops[x->id - nt].scratch_offset = x->offset;
+        else m->ops[x->id - nt].scratch_offset = (int32_t)x->offset;
     }
     return EDGE_OK;
 }
