@@ -149,6 +149,7 @@ static edge_status prepare(edge_op_ctx *c) {
     k->act_max = (int16_t)act_max;
     k->per_channel = (uint8_t)per_channel;
     k->is_unsigned = (uint8_t)is_u8;
+    k->simd = (uint8_t)depthwise_avx2_usable();
     edge_memcpy(base, k, DEPTHWISE_PARAMS_STORED);
     return EDGE_OK;
 }
