@@ -169,6 +169,9 @@ void depthwise_conv(const depthwise_params *p, const void *input, const void *fi
         if (p->simd && depthwise_s8_avx2(p, (const int8_t *)input, (const int8_t *)filter, (int8_t *)output))
             return;
 #endif
+#if defined(EDGE_SYSTOLIC_DSP)
+        if (depthwise_s8_dsp(p, (const int8_t *)input, (const int8_t *)filter, (int8_t *)output)) return;
+#endif
         depthwise_s8(p, (const int8_t *)input, (const int8_t *)filter, (int8_t *)output);
     }
 }

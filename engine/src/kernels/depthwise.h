@@ -44,5 +44,7 @@ void depthwise_conv(const depthwise_params *p, const void *input, const void *fi
 int depthwise_avx2_usable(void);
 /* The AVX2 kernel; returns 0 (having done nothing) for shapes it does not take. */
 int depthwise_s8_avx2(const depthwise_params *p, const int8_t *in, const int8_t *filt, int8_t *out);
+/* The Cortex-M DSP kernel (depthwise_dsp.c, EDGE_SYSTOLIC_DSP builds), likewise. */
+int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *filt, int8_t *out);
 
 #endif
