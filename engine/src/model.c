@@ -10,6 +10,8 @@
  */
 #include "model.h"
 
+static const char no_name[] = ""; /* one pointer: same_record compares names */
+
 static uint8_t *bump(uint8_t **p, size_t bytes) {
     uint8_t *r = *p;
     *p += EDGE_ALIGN_UP(bytes);
@@ -28,24 +30,23 @@ static const char *tensor_name(const edge_model *m, int32_t t) {
     return n ? n : "";
 }
 
-/* Fill one tensor record from the (verified) flatbuffer. With `check`, also
- * reject what the engine cannot run (at load); without, this is the rebuild
- * of a record the load accepted, and cannot fail. */
-static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r,
-                               int check) {
+/* Fill one tensor record from the (verified) flatbuffer with checked reads,
+ * and reject what the engine cannot run (at load; the rebuild for operators
+ * is fast_record). */
+static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r) {
     edge_memset(r, 0, sizeof *r);
     r->offset = -1;
     r->alias_of = -1;
     const char *name = fb_string(t, TENSOR_NAME);
-    r->t.name = name ? name : "";
+    r->t.name = name ? name : no_name;
     r->t.type = (edge_type)fb_i8(t, TENSOR_TYPE, 0);
     r->is_variable = fb_u8(t, TENSOR_IS_VARIABLE, 0) != 0;
-    if (check && fb_has(t, TENSOR_SPARSITY))
+    if (fb_has(t, TENSOR_SPARSITY))
         return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': sparse tensors are not supported", i,
                          r->t.name);
 
     fb_vec shape = fb_vec_field(t, TENSOR_SHAPE, 4);
-    if (check && shape.count > EDGE_MAX_DIMS)
+    if (shape.count > EDGE_MAX_DIMS)
         return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': rank %u exceeds the engine's %d", i,
                          r->t.name, shape.count, EDGE_MAX_DIMS);
     r->t.rank = (int32_t)shape.count;
@@ -53,7 +54,6 @@ static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32
     for (uint32_t d = 0; d < shape.count; d++) {
         int32_t v = fb_i32_at(fb_vec_data(shape), d);
         r->t.dims[d] = v;
-        if (!check) continue;
         if (v < 0)
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
                              "tensor %u '%s': dimension %u is %d (dynamic shapes are not supported)", i,
@@ -63,20 +63,18 @@ static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32
             return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': more than 2^31 elements", i,
                              r->t.name);
     }
-    if (check) {
-        uint64_t bytes = numel * edge_type_size(r->t.type);
-        if (bytes > 0x7fffffffu)
-            return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': larger than 2 GiB", i, r->t.name);
-        r->t.bytes = (size_t)bytes;
-    }
+    uint64_t bytes = numel * edge_type_size(r->t.type);
+    if (bytes > 0x7fffffffu)
+        return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': larger than 2 GiB", i, r->t.name);
+    r->t.bytes = (size_t)bytes;
 
     fb_table q = fb_table_field(t, TENSOR_QUANTIZATION);
     if (!fb_is_null(q)) {
-        if (check && fb_has(q, QUANT_DETAILS))
+        if (fb_has(q, QUANT_DETAILS))
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
                              "tensor %u '%s': custom quantization details are not supported", i, r->t.name);
         fb_vec sc = fb_vec_field(q, QUANT_SCALE, 4), zp = fb_vec_field(q, QUANT_ZERO_POINT, 8);
-        if (check && zp.count && zp.count != sc.count)
+        if (zp.count && zp.count != sc.count)
             return edge_fail(m, EDGE_ERR_MODEL, "tensor %u '%s': %u scales but %u zero points", i,
                              r->t.name, sc.count, zp.count);
         r->q_count = sc.count;
@@ -93,35 +91,33 @@ static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32
                 r->q_dim = 0;
                 ok = 1;
             }
-            if (check && !ok)
+            if (!ok)
                 return edge_fail(m, EDGE_ERR_MODEL,
                                  "tensor %u '%s': %u per-channel scales do not match dimension %d", i,
                                  r->t.name, sc.count, r->q_dim);
         }
-        if (check) {
-            /* A zero point outside its type's range is meaningless and would
-             * overflow the kernels' offset arithmetic (found by fuzzing). */
-            int64_t zlo = -0x80000000ll, zhi = 0x7fffffffll;
-            if (r->t.type == EDGE_INT8) zlo = -128, zhi = 127;
-            else if (r->t.type == EDGE_UINT8) zlo = 0, zhi = 255;
-            else if (r->t.type == EDGE_INT16) zlo = -32768, zhi = 32767;
-            for (uint32_t k = 0; k < zp.count; k++) {
-                int64_t z = fb_i64_at(r->q_zero, k);
-                if (z < zlo || z > zhi)
-                    return edge_fail(m, EDGE_ERR_MODEL,
-                                     "tensor %u '%s': zero point %ld is outside the %s range", i,
-                                     r->t.name, (long)z, edge_type_name(r->t.type));
-            }
-            /* NaN, infinite or negative scales make the prepare-time double
-             * math meaningless (and its float-to-int conversions undefined). */
-            for (uint32_t k = 0; k < sc.count; k++) {
-                float f = fb_f32_at(r->q_scale, k);
-                if (!(f >= 0.0f && f <= 3.402823466e38f))
-                    return edge_fail(
-                        m, EDGE_ERR_MODEL,
-                        "tensor %u '%s': quantization scale %u is not a finite non-negative number", i,
-                        r->t.name, k);
-            }
+        /* A zero point outside its type's range is meaningless and would
+         * overflow the kernels' offset arithmetic (found by fuzzing). */
+        int64_t zlo = -0x80000000ll, zhi = 0x7fffffffll;
+        if (r->t.type == EDGE_INT8) zlo = -128, zhi = 127;
+        else if (r->t.type == EDGE_UINT8) zlo = 0, zhi = 255;
+        else if (r->t.type == EDGE_INT16) zlo = -32768, zhi = 32767;
+        for (uint32_t k = 0; k < zp.count; k++) {
+            int64_t z = fb_i64_at(r->q_zero, k);
+            if (z < zlo || z > zhi)
+                return edge_fail(m, EDGE_ERR_MODEL,
+                                 "tensor %u '%s': zero point %ld is outside the %s range", i,
+                                 r->t.name, (long)z, edge_type_name(r->t.type));
+        }
+        /* NaN, infinite or negative scales make the prepare-time double
+         * math meaningless (and its float-to-int conversions undefined). */
+        for (uint32_t k = 0; k < sc.count; k++) {
+            float f = fb_f32_at(r->q_scale, k);
+            if (!(f >= 0.0f && f <= 3.402823466e38f))
+                return edge_fail(
+                    m, EDGE_ERR_MODEL,
+                    "tensor %u '%s': quantization scale %u is not a finite non-negative number", i,
+                    r->t.name, k);
         }
         if (sc.count) {
             r->t.scale = fb_f32_at(r->q_scale, 0);
@@ -130,7 +126,7 @@ static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32
     }
 
     r->buffer = fb_u32(t, TENSOR_BUFFER, 0);
-    if (check && r->buffer > 0) {
+    if (r->buffer > 0) {
         fb_table b = fb_vec_table(buffers, r->buffer);
         if (fb_u64(b, BUFFER_OFFSET, 0) > 1)
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
@@ -160,10 +156,98 @@ static void *tensor_data(const edge_model *m, uint32_t t) {
     return (void *)(uintptr_t)(s->offset >= 0 ? act + s->offset : act); /* unused or empty: base */
 }
 
+/* The rebuild reads the model without bounds checks: the load verified
+ * every table, vector and string it touches, and load_tensor rejects a
+ * tensor whose fast rebuild differs from the checked read. */
+typedef struct fast_table {
+    const uint8_t *b;
+    uint32_t pos, vt, vlen;
+} fast_table;
+
+static inline uint32_t fast_follow(const uint8_t *b, uint32_t at) { return at + fb_rd_u32(b + at); }
+
+static inline fast_table fast_at(const uint8_t *b, uint32_t pos) {
+    fast_table t;
+    t.b = b;
+    t.pos = pos;
+    t.vt = pos - fb_rd_u32(b + pos); /* pos - soffset, modulo 2^32 */
+    t.vlen = fb_rd_u16(b + t.vt);
+    return t;
+}
+
+/* Where field f's value is, 0 when absent. */
+static inline uint32_t fast_field(const fast_table *t, uint32_t f) {
+    const uint32_t slot = 4u + 2u * f;
+    if (slot + 2u > t->vlen) return 0;
+    const uint32_t off = fb_rd_u16(t->b + t->vt + slot);
+    return off ? t->pos + off : 0;
+}
+
+/* A vector field's data and count (NULL and 0 when absent or empty). */
+static inline const uint8_t *fast_vec(const fast_table *t, uint32_t f, uint32_t *count) {
+    const uint32_t at = fast_field(t, f);
+    *count = 0;
+    if (!at) return 0;
+    const uint32_t v = fast_follow(t->b, at);
+    *count = fb_rd_u32(t->b + v);
+    return *count ? t->b + v + 4 : 0;
+}
+
+static void fast_record(const edge_model *m, uint32_t i, edge_tensor_rt *r) {
+    const uint8_t *b = m->data;
+    const fast_table t = fast_at(b, fast_follow(b, m->rt->tensors_pos + 4u * i));
+    uint32_t f = fast_field(&t, TENSOR_NAME);
+    r->t.name = f ? (const char *)(b + fast_follow(b, f) + 4) : no_name;
+    f = fast_field(&t, TENSOR_TYPE);
+    r->t.type = (edge_type)(f ? (int8_t)b[f] : 0);
+    f = fast_field(&t, TENSOR_IS_VARIABLE);
+    r->is_variable = (uint8_t)(f ? b[f] != 0 : 0);
+    uint32_t rank;
+    const uint8_t *dims = fast_vec(&t, TENSOR_SHAPE, &rank);
+    r->t.rank = (int32_t)rank;
+    for (uint32_t d = 0; d < EDGE_MAX_DIMS; d++) r->t.dims[d] = d < rank ? fb_i32_at(dims, d) : 0;
+    r->q_scale = r->q_zero = 0;
+    r->q_count = 0;
+    r->q_dim = 0;
+    r->t.scale = 0.0f;
+    r->t.zero_point = 0;
+    f = fast_field(&t, TENSOR_QUANTIZATION);
+    if (f) {
+        const fast_table q = fast_at(b, fast_follow(b, f));
+        uint32_t nz;
+        r->q_scale = fast_vec(&q, QUANT_SCALE, &r->q_count);
+        r->q_zero = fast_vec(&q, QUANT_ZERO_POINT, &nz);
+        f = fast_field(&q, QUANT_DIMENSION);
+        r->q_dim = f ? fb_rd_i32(b + f) : 0;
+        if (r->q_count > 1) {
+            /* As fill_record: TOCO-era 1-D biases. */
+            int ok = r->q_dim >= 0 && r->q_dim < r->t.rank && (uint32_t)r->t.dims[r->q_dim] == r->q_count;
+            if (!ok && r->t.rank == 1 && (uint32_t)r->t.dims[0] == r->q_count) r->q_dim = 0;
+        }
+        if (r->q_count) {
+            r->t.scale = fb_f32_at(r->q_scale, 0);
+            r->t.zero_point = r->q_zero ? (int32_t)fb_i64_at(r->q_zero, 0) : 0;
+        }
+    }
+    f = fast_field(&t, TENSOR_BUFFER);
+    r->buffer = f ? fb_rd_u32(b + f) : 0;
+}
+
+/* Does the fast rebuild read what the checked fill read? */
+static int same_record(const edge_tensor_rt *a, const edge_tensor_rt *b) {
+    if (a->t.name != b->t.name || a->t.type != b->t.type || a->is_variable != b->is_variable ||
+        a->t.rank != b->t.rank || a->q_scale != b->q_scale || a->q_zero != b->q_zero ||
+        a->q_count != b->q_count || a->q_dim != b->q_dim || a->buffer != b->buffer ||
+        a->t.zero_point != b->t.zero_point)
+        return 0;
+    for (int32_t d = 0; d < a->t.rank; d++)
+        if (a->t.dims[d] != b->t.dims[d]) return 0;
+    return 1;
+}
+
 edge_tensor_rt *edge_tensor_record(const edge_model *m, uint32_t t, edge_tensor_rt *dst) {
     const edge_tensor_state *s = &m->tensors[t];
-    const fb_vec none = {0, 0, 0, 0};
-    (void)fill_record((edge_model *)(uintptr_t)m, tensor_table(m, t), none, t, dst, 0);
+    fast_record(m, t, dst);
     dst->t.type = (edge_type)s->type;
     dst->t.bytes = s->bytes;
     dst->t.data = tensor_data(m, t);
@@ -177,8 +261,12 @@ void *edge_tensor_data_at(const edge_model *m, uint32_t t) { return tensor_data(
 
 /* Check tensor i at load and keep its state. */
 static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r) {
-    edge_status st = fill_record(m, t, buffers, i, r, 1);
+    edge_status st = fill_record(m, t, buffers, i, r);
     if (st) return st;
+    edge_tensor_rt fast;
+    fast_record(m, i, &fast);
+    if (!same_record(r, &fast))
+        return edge_fail(m, EDGE_ERR_MODEL, "tensor %u '%s': a field lies outside its table", i, r->t.name);
     edge_tensor_state *s = &m->tensors[i];
     s->offset = -1;
     s->alias_of = -1;
