@@ -3,7 +3,10 @@
  * tensor and operator records, prepare every op, plan, and run.
  *
  * Arena layout (all 16-byte aligned):
- *   [tensor records][op records][op io lists][op params][activations+scratch]
+ *   [edge_rt][tensor states][op records][op io lists][operand slots][op params]
+ *   [activations+scratch]
+ * A tensor keeps only its edge_tensor_state; operators get full records
+ * rebuilt into the slots (edge_tensor_record).
  * The planner's temporary tables use the space after the records before the
  * params and activations are laid out, so the exact need is
  *   records + max(plan work, params + activation peak).
