@@ -12,7 +12,10 @@
 /* Most inputs + outputs one operator may have (CONCATENATION is the wide one). */
 #define EDGE_MAX_OP_IO 64
 
-/* Runtime record of one tensor (lives in the arena). */
+/* Record of one tensor as operators see it. Not stored per tensor: it is
+ * rebuilt from the model and the tensor's edge_tensor_state each time an
+ * operator asks for an operand (edge_in, edge_out), into a slot per operand
+ * position, so the arena holds 20 bytes per tensor instead of a record. */
 typedef struct edge_tensor_rt {
     edge_tensor t;          /* public view; t.data set once planned */
     const uint8_t *q_scale; /* little-endian float32[q_count], or NULL */
@@ -20,28 +23,53 @@ typedef struct edge_tensor_rt {
     uint32_t q_count;
     int32_t q_dim;          /* quantized_dimension */
     uint32_t buffer;        /* index into the model's buffers */
-    int64_t offset;         /* arena offset when planned, else -1 */
+    int32_t offset;         /* arena offset when planned, else -1 */
     int32_t alias_of;       /* shares the storage of this tensor, else -1 */
     uint8_t is_const;       /* data comes from the model */
     uint8_t is_variable;
 } edge_tensor_rt;
 
+/* What the arena keeps of each tensor between calls. */
+typedef struct edge_tensor_state {
+    int32_t offset;    /* arena offset when planned, else -1 */
+    int32_t alias_of;  /* shares the storage of this tensor, else -1 */
+    uint32_t data_off; /* constants: where their bytes start in the model */
+    uint32_t bytes;    /* t.bytes (a prepare may settle the type: ADD does) */
+    uint8_t type;      /* t.type, likewise */
+    uint8_t is_const, is_variable;
+} edge_tensor_state;
+
+/* Engine-internal state of a loaded model (at the start of the arena). */
+typedef struct edge_rt {
+    struct edge_tensor_rt *slots; /* [n_slots]: operand records of the running op */
+    uint8_t *act;                 /* activations base once planned, else NULL */
+    uint32_t tensors_pos;         /* the subgraph's tensor vector in the model */
+    uint32_t n_slots;             /* most operands of any op */
+} edge_rt;
+
+/* Rebuild tensor t's record into dst; returns dst. */
+struct edge_tensor_rt *edge_tensor_record(const edge_model *m, uint32_t t, struct edge_tensor_rt *dst);
+/* Tensor t's bytes: in the model (constants), in the arena once planned,
+ * else NULL. */
+void *edge_tensor_data_at(const edge_model *m, uint32_t t);
+
 struct edge_op_impl;
 
-/* Runtime record of one operator (lives in the arena). */
+/* Runtime record of one operator (lives in the arena; fields ordered so
+ * that none pads). */
 typedef struct edge_op_rt {
     const struct edge_op_impl *impl;
-    int32_t code;            /* BuiltinOperator */
-    uint32_t n_in, n_out;
     int32_t *io;             /* n_in inputs then n_out outputs; -1 = optional absent */
-    fb_table options;        /* builtin_options table (fb_table_null if absent) */
-    uint8_t options_type;
     void *params;            /* prepared parameters, params_bytes long */
-    uint32_t params_bytes;
-    uint32_t scratch_bytes;  /* per-invoke scratch, planned like a tensor */
-    int64_t scratch_offset;
+    fb_table options;        /* builtin_options table (fb_table_null if absent) */
     uint64_t macs;
     uint64_t array_cycles;
+    int32_t code;            /* BuiltinOperator */
+    uint32_t params_bytes;
+    uint32_t scratch_bytes;  /* per-invoke scratch, planned like a tensor */
+    int32_t scratch_offset;  /* its arena offset, else -1 */
+    uint16_t n_in, n_out;    /* at most EDGE_MAX_OP_IO together */
+    uint8_t options_type;
     uint8_t systolic;        /* runs on the systolic kernel */
 } edge_op_rt;
 
@@ -84,6 +112,10 @@ const char *edge_builtin_name(int32_t builtin_code); /* "CONV_2D", "UNKNOWN" */
 /* Operands: NULL when the index is out of range or the slot is -1. */
 edge_tensor_rt *edge_in(const edge_op_ctx *c, uint32_t i);
 edge_tensor_rt *edge_out(const edge_op_ctx *c, uint32_t i);
+/* An operand's data alone, without rebuilding its record (for eval); NULL
+ * when absent. */
+void *edge_in_data(const edge_op_ctx *c, uint32_t i);
+void *edge_out_data(const edge_op_ctx *c, uint32_t i);
 
 /* Builtin options by field id (as numbered in the schema; a union counts two
  * ids). Absent table or field: the default. */

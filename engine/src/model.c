@@ -3,12 +3,17 @@
  * tensor and operator records, prepare every op, plan, and run.
  *
  * Arena layout (all 16-byte aligned):
- *   [tensor records][op records][op io lists][op params][activations+scratch]
+ *   [edge_rt][tensor states][op records][op io lists][operand slots][op params]
+ *   [activations+scratch]
+ * A tensor keeps only its edge_tensor_state; operators get full records
+ * rebuilt into the slots (edge_tensor_record).
  * The planner's temporary tables use the space after the records before the
  * params and activations are laid out, so the exact need is
  *   records + max(plan work, params + activation peak).
  */
 #include "model.h"
+
+static const char no_name[] = ""; /* one pointer: same_record compares names */
 
 static uint8_t *bump(uint8_t **p, size_t bytes) {
     uint8_t *r = *p;
@@ -16,18 +21,27 @@ static uint8_t *bump(uint8_t **p, size_t bytes) {
     return r;
 }
 
-static const char *tensor_name(const edge_model *m, int32_t t) {
-    return t >= 0 && (uint32_t)t < m->n_tensors ? m->tensors[t].t.name : "?";
+/* Tensor t's table in the (verified) model. */
+static fb_table tensor_table(const edge_model *m, uint32_t t) {
+    fb_vec v = {m->data, (uint32_t)m->len, m->rt->tensors_pos, m->n_tensors};
+    return fb_vec_table(v, t);
 }
 
-/* Fill one tensor record from the (verified) flatbuffer. */
-static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32_t i,
-                               edge_tensor_rt *r) {
+static const char *tensor_name(const edge_model *m, int32_t t) {
+    if (t < 0 || (uint32_t)t >= m->n_tensors) return "?";
+    const char *n = fb_string(tensor_table(m, (uint32_t)t), TENSOR_NAME);
+    return n ? n : "";
+}
+
+/* Fill one tensor record from the (verified) flatbuffer with checked reads,
+ * and reject what the engine cannot run (at load; the rebuild for operators
+ * is fast_record). */
+static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r) {
     edge_memset(r, 0, sizeof *r);
     r->offset = -1;
     r->alias_of = -1;
     const char *name = fb_string(t, TENSOR_NAME);
-    r->t.name = name ? name : "";
+    r->t.name = name ? name : no_name;
     r->t.type = (edge_type)fb_i8(t, TENSOR_TYPE, 0);
     r->is_variable = fb_u8(t, TENSOR_IS_VARIABLE, 0) != 0;
     if (fb_has(t, TENSOR_SPARSITY))
@@ -42,11 +56,11 @@ static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32
     uint64_t numel = 1;
     for (uint32_t d = 0; d < shape.count; d++) {
         int32_t v = fb_i32_at(fb_vec_data(shape), d);
+        r->t.dims[d] = v;
         if (v < 0)
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
                              "tensor %u '%s': dimension %u is %d (dynamic shapes are not supported)", i,
                              r->t.name, d, v);
-        r->t.dims[d] = v;
         numel *= (uint64_t)v;
         if (numel > 0x7fffffffu)
             return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': more than 2^31 elements", i,
@@ -94,17 +108,19 @@ static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32
         for (uint32_t k = 0; k < zp.count; k++) {
             int64_t z = fb_i64_at(r->q_zero, k);
             if (z < zlo || z > zhi)
-                return edge_fail(m, EDGE_ERR_MODEL, "tensor %u '%s': zero point %ld is outside the %s range",
-                                 i, r->t.name, (long)z, edge_type_name(r->t.type));
+                return edge_fail(m, EDGE_ERR_MODEL,
+                                 "tensor %u '%s': zero point %ld is outside the %s range", i,
+                                 r->t.name, (long)z, edge_type_name(r->t.type));
         }
         /* NaN, infinite or negative scales make the prepare-time double
          * math meaningless (and its float-to-int conversions undefined). */
         for (uint32_t k = 0; k < sc.count; k++) {
             float f = fb_f32_at(r->q_scale, k);
             if (!(f >= 0.0f && f <= 3.402823466e38f))
-                return edge_fail(m, EDGE_ERR_MODEL,
-                                 "tensor %u '%s': quantization scale %u is not a finite non-negative number",
-                                 i, r->t.name, k);
+                return edge_fail(
+                    m, EDGE_ERR_MODEL,
+                    "tensor %u '%s': quantization scale %u is not a finite non-negative number", i,
+                    r->t.name, k);
         }
         if (sc.count) {
             r->t.scale = fb_f32_at(r->q_scale, 0);
@@ -132,6 +148,139 @@ static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32
     return EDGE_OK;
 }
 
+/* Where tensor t's bytes are: constants in the model, activations in the
+ * arena once planned (NULL before). */
+static void *tensor_data(const edge_model *m, uint32_t t) {
+    const edge_tensor_state *s = &m->tensors[t];
+    if (s->is_const) return (void *)(uintptr_t)(m->data + s->data_off);
+    const uint8_t *act = m->rt->act;
+    if (!act) return 0;
+    if (s->alias_of >= 0) s = &m->tensors[s->alias_of];
+    return (void *)(uintptr_t)(s->offset >= 0 ? act + s->offset : act); /* unused or empty: base */
+}
+
+/* The rebuild reads the model without bounds checks: the load verified
+ * every table, vector and string it touches, and load_tensor rejects a
+ * tensor whose fast rebuild differs from the checked read. */
+typedef struct fast_table {
+    const uint8_t *b;
+    uint32_t pos, vt, vlen;
+} fast_table;
+
+static inline uint32_t fast_follow(const uint8_t *b, uint32_t at) { return at + fb_rd_u32(b + at); }
+
+static inline fast_table fast_at(const uint8_t *b, uint32_t pos) {
+    fast_table t;
+    t.b = b;
+    t.pos = pos;
+    t.vt = pos - fb_rd_u32(b + pos); /* pos - soffset, modulo 2^32 */
+    t.vlen = fb_rd_u16(b + t.vt);
+    return t;
+}
+
+/* Where field f's value is, 0 when absent. */
+static inline uint32_t fast_field(const fast_table *t, uint32_t f) {
+    const uint32_t slot = 4u + 2u * f;
+    if (slot + 2u > t->vlen) return 0;
+    const uint32_t off = fb_rd_u16(t->b + t->vt + slot);
+    return off ? t->pos + off : 0;
+}
+
+/* A vector field's data and count (NULL and 0 when absent or empty). */
+static inline const uint8_t *fast_vec(const fast_table *t, uint32_t f, uint32_t *count) {
+    const uint32_t at = fast_field(t, f);
+    *count = 0;
+    if (!at) return 0;
+    const uint32_t v = fast_follow(t->b, at);
+    *count = fb_rd_u32(t->b + v);
+    return *count ? t->b + v + 4 : 0;
+}
+
+static void fast_record(const edge_model *m, uint32_t i, edge_tensor_rt *r) {
+    const uint8_t *b = m->data;
+    const fast_table t = fast_at(b, fast_follow(b, m->rt->tensors_pos + 4u * i));
+    uint32_t f = fast_field(&t, TENSOR_NAME);
+    r->t.name = f ? (const char *)(b + fast_follow(b, f) + 4) : no_name;
+    f = fast_field(&t, TENSOR_TYPE);
+    r->t.type = (edge_type)(f ? (int8_t)b[f] : 0);
+    f = fast_field(&t, TENSOR_IS_VARIABLE);
+    r->is_variable = (uint8_t)(f ? b[f] != 0 : 0);
+    uint32_t rank;
+    const uint8_t *dims = fast_vec(&t, TENSOR_SHAPE, &rank);
+    r->t.rank = (int32_t)rank;
+    for (uint32_t d = 0; d < EDGE_MAX_DIMS; d++) r->t.dims[d] = d < rank ? fb_i32_at(dims, d) : 0;
+    r->q_scale = r->q_zero = 0;
+    r->q_count = 0;
+    r->q_dim = 0;
+    r->t.scale = 0.0f;
+    r->t.zero_point = 0;
+    f = fast_field(&t, TENSOR_QUANTIZATION);
+    if (f) {
+        const fast_table q = fast_at(b, fast_follow(b, f));
+        uint32_t nz;
+        r->q_scale = fast_vec(&q, QUANT_SCALE, &r->q_count);
+        r->q_zero = fast_vec(&q, QUANT_ZERO_POINT, &nz);
+        f = fast_field(&q, QUANT_DIMENSION);
+        r->q_dim = f ? fb_rd_i32(b + f) : 0;
+        if (r->q_count > 1) {
+            /* As fill_record: TOCO-era 1-D biases. */
+            int ok = r->q_dim >= 0 && r->q_dim < r->t.rank && (uint32_t)r->t.dims[r->q_dim] == r->q_count;
+            if (!ok && r->t.rank == 1 && (uint32_t)r->t.dims[0] == r->q_count) r->q_dim = 0;
+        }
+        if (r->q_count) {
+            r->t.scale = fb_f32_at(r->q_scale, 0);
+            r->t.zero_point = r->q_zero ? (int32_t)fb_i64_at(r->q_zero, 0) : 0;
+        }
+    }
+    f = fast_field(&t, TENSOR_BUFFER);
+    r->buffer = f ? fb_rd_u32(b + f) : 0;
+}
+
+/* Does the fast rebuild read what the checked fill read? */
+static int same_record(const edge_tensor_rt *a, const edge_tensor_rt *b) {
+    if (a->t.name != b->t.name || a->t.type != b->t.type || a->is_variable != b->is_variable ||
+        a->t.rank != b->t.rank || a->q_scale != b->q_scale || a->q_zero != b->q_zero ||
+        a->q_count != b->q_count || a->q_dim != b->q_dim || a->buffer != b->buffer ||
+        a->t.zero_point != b->t.zero_point)
+        return 0;
+    for (int32_t d = 0; d < a->t.rank; d++)
+        if (a->t.dims[d] != b->t.dims[d]) return 0;
+    return 1;
+}
+
+edge_tensor_rt *edge_tensor_record(const edge_model *m, uint32_t t, edge_tensor_rt *dst) {
+    const edge_tensor_state *s = &m->tensors[t];
+    fast_record(m, t, dst);
+    dst->t.type = (edge_type)s->type;
+    dst->t.bytes = s->bytes;
+    dst->t.data = tensor_data(m, t);
+    dst->is_const = s->is_const;
+    dst->offset = s->offset;
+    dst->alias_of = s->alias_of;
+    return dst;
+}
+
+void *edge_tensor_data_at(const edge_model *m, uint32_t t) { return tensor_data(m, t); }
+
+/* Check tensor i at load and keep its state. */
+static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r) {
+    edge_status st = fill_record(m, t, buffers, i, r);
+    if (st) return st;
+    edge_tensor_rt fast;
+    fast_record(m, i, &fast);
+    if (!same_record(r, &fast))
+        return edge_fail(m, EDGE_ERR_MODEL, "tensor %u '%s': a field lies outside its table", i, r->t.name);
+    edge_tensor_state *s = &m->tensors[i];
+    s->offset = -1;
+    s->alias_of = -1;
+    s->data_off = r->is_const ? (uint32_t)((const uint8_t *)r->t.data - m->data) : 0;
+    s->bytes = (uint32_t)r->t.bytes;
+    s->type = (uint8_t)r->t.type;
+    s->is_const = r->is_const;
+    s->is_variable = r->is_variable;
+    return EDGE_OK;
+}
+
 static edge_status unsupported_op(edge_model *m, uint32_t i, const edge_op_rt *op, const char *custom) {
     char types[96];
     uint32_t n = 0;
@@ -142,7 +291,7 @@ static edge_status unsupported_op(edge_model *m, uint32_t i, const edge_op_rt *o
         } else if (k) {
             types[n++] = ',';
         }
-        const char *tn = op->io[k] < 0 ? "none" : edge_type_name(m->tensors[op->io[k]].t.type);
+        const char *tn = op->io[k] < 0 ? "none" : edge_type_name((edge_type)m->tensors[op->io[k]].type);
         while (*tn && n + 1 < sizeof types) types[n++] = *tn++;
     }
     types[n] = '\0';
@@ -163,8 +312,8 @@ static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i
     int32_t ext = fb_i32(code, OPCODE_BUILTIN, 0);
     op->code = dep > ext ? dep : ext;
     fb_vec in = fb_vec_field(o, OP_INPUTS, 4), out = fb_vec_field(o, OP_OUTPUTS, 4);
-    op->n_in = in.count;
-    op->n_out = out.count;
+    op->n_in = (uint16_t)in.count; /* EDGE_MAX_OP_IO checked at init */
+    op->n_out = (uint16_t)out.count;
     op->io = *io_cursor;
     *io_cursor += in.count + out.count;
     for (uint32_t k = 0; k < in.count; k++) op->io[k] = fb_i32_at(fb_vec_data(in), k);
@@ -173,15 +322,14 @@ static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i
     op->options_type = fb_u8(o, OP_OPTIONS_TYPE, 0);
 
     for (uint32_t k = 0; k < out.count; k++) {
-        edge_tensor_rt *t = &m->tensors[op->io[in.count + k]];
-        if (t->is_const)
+        if (m->tensors[op->io[in.count + k]].is_const)
             return edge_fail(m, EDGE_ERR_MODEL, "op %u writes constant tensor %d '%s'", i,
-                             op->io[in.count + k], t->t.name);
+                             op->io[in.count + k], tensor_name(m, op->io[in.count + k]));
     }
     op->impl = edge_op_find(op->code);
     if (op->n_in > 0 && op->io[0] >= 0) {
         /* FLOAT32/BFLOAT16 activations run on the op's float twin, if any. */
-        edge_type t0 = m->tensors[op->io[0]].t.type;
+        edge_type t0 = (edge_type)m->tensors[op->io[0]].type;
         const edge_op_impl *f =
             (t0 == EDGE_FLOAT32 || t0 == EDGE_BFLOAT16) ? edge_op_find_float(op->code) : 0;
         if (f) op->impl = f;
@@ -204,7 +352,7 @@ static edge_status check_producers_marked(edge_model *m) {
         for (uint32_t k = 0; k < op->n_in; k++) {
             int32_t t = op->io[k];
             if (t < 0) continue;
-            const edge_tensor_rt *r = &m->tensors[t];
+            const edge_tensor_state *r = &m->tensors[t];
             if (!r->is_const && !r->is_variable && r->offset == -1)
                 return edge_fail(m, EDGE_ERR_MODEL,
                                  "op %u reads tensor %d '%s', which is neither a graph input, a "
@@ -213,14 +361,14 @@ static edge_status check_producers_marked(edge_model *m) {
         }
         for (uint32_t k = op->n_in; k < op->n_in + op->n_out; k++) {
             int32_t t = op->io[k];
-            edge_tensor_rt *r = &m->tensors[t];
+            edge_tensor_state *r = &m->tensors[t];
             if (r->offset == -2)
                 return edge_fail(m, EDGE_ERR_MODEL, "op %u writes graph input tensor %d '%s'", i, t,
                                  tensor_name(m, t));
             if (r->offset >= 0)
                 return edge_fail(m, EDGE_ERR_MODEL, "tensor %d '%s' is written by op %u and op %u", t,
                                  tensor_name(m, t), (uint32_t)r->offset, i);
-            r->offset = (int64_t)i;
+            r->offset = (int32_t)i;
         }
     }
     return EDGE_OK;
@@ -234,6 +382,7 @@ static edge_status check_producers(edge_model *m) {
 
 static edge_status prepare_all(edge_model *m, uint8_t *params_base, size_t *params_total) {
     size_t total = 0;
+    edge_tensor_rt *slots = m->rt->slots;
     for (uint32_t i = 0; i < m->n_ops; i++) {
         edge_op_rt *op = &m->ops[i];
         edge_op_ctx c = {m, i, op, 0, 0};
@@ -245,11 +394,21 @@ static edge_status prepare_all(edge_model *m, uint8_t *params_base, size_t *para
             op->params_bytes = op->scratch_bytes = 0;
             op->macs = op->array_cycles = 0;
             op->systolic = 0;
+            for (uint32_t k = 0; k < op->n_in + op->n_out; k++) slots[k].buffer = UINT32_MAX;
         }
         edge_status st = op->impl->prepare(&c);
         if (st) {
             if (!m->error[0]) edge_op_fail(&c, st, "prepare failed: %s", edge_status_str(st));
             return st;
+        }
+        if (!params_base) {
+            /* A prepare may settle an output's type (ADD does): keep it. */
+            for (uint32_t k = op->n_in; k < op->n_in + op->n_out; k++) {
+                if (op->io[k] < 0 || slots[k].buffer == UINT32_MAX) continue;
+                edge_tensor_state *s = &m->tensors[op->io[k]];
+                s->type = (uint8_t)slots[k].t.type;
+                s->bytes = (uint32_t)slots[k].t.bytes;
+            }
         }
         op->params = c.params;
         total += EDGE_ALIGN_UP(op->params_bytes);
@@ -281,7 +440,7 @@ edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void
     fb_vec tensors = fb_vec_field(sg, SUBGRAPH_TENSORS, 4);
     fb_vec ops = fb_vec_field(sg, SUBGRAPH_OPERATORS, 4);
     fb_vec opcodes = fb_vec_field(root, MODEL_OPCODES, 4);
-    fb_vec buffers = fb_vec_field(root, MODEL_BUFFERS, 4);
+    const fb_vec buffers = fb_vec_field(root, MODEL_BUFFERS, 4);
     fb_vec gin = fb_vec_field(sg, SUBGRAPH_INPUTS, 4), gout = fb_vec_field(sg, SUBGRAPH_OUTPUTS, 4);
     m->n_tensors = tensors.count;
     m->n_ops = ops.count;
@@ -291,6 +450,7 @@ edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void
     m->n_outputs = gout.count;
 
     size_t n_io = 0;
+    uint32_t n_slots = 1;
     for (uint32_t i = 0; i < ops.count; i++) {
         fb_table o = fb_vec_table(ops, i);
         uint32_t k = fb_vec_field(o, OP_INPUTS, 4).count + fb_vec_field(o, OP_OUTPUTS, 4).count;
@@ -298,9 +458,11 @@ edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void
             return edge_fail(m, EDGE_ERR_UNSUPPORTED, "op %u has %u operands; the engine takes at most %d", i,
                              k, EDGE_MAX_OP_IO);
         n_io += k;
+        if (k > n_slots) n_slots = k;
     }
-    size_t records = EDGE_ALIGN_UP(m->n_tensors * sizeof(edge_tensor_rt)) +
-                     EDGE_ALIGN_UP(m->n_ops * sizeof(edge_op_rt)) + EDGE_ALIGN_UP(n_io * sizeof(int32_t));
+    size_t records = EDGE_ALIGN_UP(sizeof(edge_rt)) + EDGE_ALIGN_UP(m->n_tensors * sizeof(edge_tensor_state)) +
+                     EDGE_ALIGN_UP(m->n_ops * sizeof(edge_op_rt)) + EDGE_ALIGN_UP(n_io * sizeof(int32_t)) +
+                     EDGE_ALIGN_UP(n_slots * sizeof(edge_tensor_rt));
     size_t work = edge_plan_work_bytes(m);
     if (arena_len < records + work) {
         m->arena_needed = records + work;
@@ -311,11 +473,16 @@ edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void
     }
 
     uint8_t *p = m->arena;
-    m->tensors = (edge_tensor_rt *)(void *)bump(&p, m->n_tensors * sizeof(edge_tensor_rt));
+    m->rt = (edge_rt *)(void *)bump(&p, sizeof(edge_rt));
+    m->tensors = (edge_tensor_state *)(void *)bump(&p, m->n_tensors * sizeof(edge_tensor_state));
     m->ops = (edge_op_rt *)(void *)bump(&p, m->n_ops * sizeof(edge_op_rt));
     int32_t *io = (int32_t *)(void *)bump(&p, n_io * sizeof(int32_t));
+    m->rt->slots = (edge_tensor_rt *)(void *)bump(&p, n_slots * sizeof(edge_tensor_rt));
+    m->rt->n_slots = n_slots;
+    m->rt->tensors_pos = tensors.pos;
+    m->rt->act = 0;
     for (uint32_t i = 0; i < m->n_tensors; i++) {
-        st = load_tensor(m, fb_vec_table(tensors, i), buffers, i, &m->tensors[i]);
+        st = load_tensor(m, fb_vec_table(tensors, i), buffers, i, &m->rt->slots[0]);
         if (st) return st;
     }
     for (uint32_t k = 0; k < m->n_inputs; k++)
@@ -343,16 +510,7 @@ edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void
         return edge_fail(m, EDGE_ERR_ARENA, "arena of %zu bytes is too small: this model needs %zu",
                          arena_len, m->arena_needed);
 
-    uint8_t *act = p + params;
-    for (uint32_t i = 0; i < m->n_tensors; i++) {
-        edge_tensor_rt *t = &m->tensors[i];
-        if (t->offset >= 0) t->t.data = act + t->offset;
-        else if (!t->is_const && t->alias_of < 0) t->t.data = act; /* unused or empty */
-    }
-    for (uint32_t i = 0; i < m->n_tensors; i++) {
-        edge_tensor_rt *t = &m->tensors[i];
-        if (t->alias_of >= 0) t->t.data = m->tensors[t->alias_of].t.data;
-    }
+    m->rt->act = p + params;
     st = prepare_all(m, p, &params);
     if (st) return st;
     m->ready = 1;
@@ -405,22 +563,25 @@ static edge_tensor empty_tensor(void) {
 
 edge_tensor edge_tensor_at(const edge_model *m, uint32_t i) {
     if (!m || !m->ready || i >= m->n_tensors) return empty_tensor();
-    return m->tensors[i].t;
+    edge_tensor_rt r;
+    return edge_tensor_record(m, i, &r)->t;
 }
 
 edge_tensor edge_input(const edge_model *m, uint32_t i) {
     if (!m || !m->ready || i >= m->n_inputs) return empty_tensor();
-    return m->tensors[fb_i32_at(m->inputs, i)].t;
+    edge_tensor_rt r;
+    return edge_tensor_record(m, (uint32_t)fb_i32_at(m->inputs, i), &r)->t;
 }
 
 edge_tensor edge_output(const edge_model *m, uint32_t i) {
     if (!m || !m->ready || i >= m->n_outputs) return empty_tensor();
-    return m->tensors[fb_i32_at(m->outputs, i)].t;
+    edge_tensor_rt r;
+    return edge_tensor_record(m, (uint32_t)fb_i32_at(m->outputs, i), &r)->t;
 }
 
 int64_t edge_tensor_arena_offset(const edge_model *m, uint32_t i) {
     if (!m || !m->ready || i >= m->n_tensors) return -1;
-    const edge_tensor_rt *t = &m->tensors[i];
+    const edge_tensor_state *t = &m->tensors[i];
     while (t->alias_of >= 0) t = &m->tensors[t->alias_of];
     return t->offset < 0 ? -1 : (int64_t)m->arena_records + t->offset;
 }

@@ -3,9 +3,20 @@
  */
 #include "model.h"
 
+/* The record is rebuilt into the slot of its operand position. */
 static edge_tensor_rt *operand(const edge_op_ctx *c, uint32_t slot) {
     int32_t t = c->op->io[slot];
-    return t < 0 ? 0 : &c->m->tensors[t];
+    return t < 0 ? 0 : edge_tensor_record(c->m, (uint32_t)t, &c->m->rt->slots[slot]);
+}
+
+void *edge_in_data(const edge_op_ctx *c, uint32_t i) {
+    int32_t t = i < c->op->n_in ? c->op->io[i] : -1;
+    return t < 0 ? 0 : edge_tensor_data_at(c->m, (uint32_t)t);
+}
+
+void *edge_out_data(const edge_op_ctx *c, uint32_t i) {
+    int32_t t = i < c->op->n_out ? c->op->io[c->op->n_in + i] : -1;
+    return t < 0 ? 0 : edge_tensor_data_at(c->m, (uint32_t)t);
 }
 
 edge_tensor_rt *edge_in(const edge_op_ctx *c, uint32_t i) {

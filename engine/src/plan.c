@@ -40,11 +40,74 @@ static void mark_views(edge_model *m) {
         if (!op->impl || !op->impl->view_of_input0 || op->n_in < 1 || op->n_out < 1) continue;
         int32_t in = op->io[0], out = op->io[op->n_in];
         if (in < 0 || out < 0 || in == out) continue;
-        edge_tensor_rt *ti = &m->tensors[in], *to = &m->tensors[out];
+        edge_tensor_state *ti = &m->tensors[in], *to = &m->tensors[out];
         if (ti->is_const || to->is_const || ti->is_variable || to->is_variable) continue;
-        if (ti->t.bytes != to->t.bytes || is_graph_io(m->inputs, m->n_inputs, out)) continue;
+        if (ti->bytes != to->bytes || is_graph_io(m->inputs, m->n_inputs, out)) continue;
         to->alias_of = root_of(m, in);
     }
+}
+
+/* Strategy bit 0: order by first use (then size) instead of largest first.
+ * Bit 1: first fit (lowest offset) instead of best fit (smallest gap). */
+#define PLAN_STRATEGIES 4u
+
+static int goes_before(const plan_item *x, const plan_item *y, uint32_t strategy) {
+    if (strategy & 1u) {
+        if (x->first != y->first) return x->first < y->first;
+        if (x->size != y->size) return x->size > y->size;
+        return x->id < y->id;
+    }
+    if (x->size != y->size) return x->size > y->size;
+    if (x->first != y->first) return x->first < y->first;
+    return x->id < y->id;
+}
+
+/* Sorts items by the strategy's order (deterministic: ties by index), then
+ * places each at a gap among the already-placed buffers whose lifetimes
+ * overlap its own, else on top. Returns the peak. Insertion sort: graphs
+ * here have hundreds of buffers. */
+static size_t place(plan_item *items, uint32_t *placed, uint32_t count, uint32_t strategy) {
+    for (uint32_t a = 1; a < count; a++) {
+        plan_item x = items[a];
+        uint32_t b = a;
+        while (b > 0 && goes_before(&x, &items[b - 1], strategy)) {
+            items[b] = items[b - 1];
+            b--;
+        }
+        items[b] = x;
+    }
+    size_t top = 0;
+    for (uint32_t a = 0; a < count; a++) {
+        plan_item *x = &items[a];
+        /* Placed buffers alive at the same time, in offset order. */
+        uint32_t np = 0;
+        for (uint32_t b = 0; b < a; b++) {
+            const plan_item *y = &items[b];
+            if (y->size == 0 || y->last < x->first || y->first > x->last) continue;
+            uint32_t c = np++;
+            while (c > 0 && items[placed[c - 1]].offset > y->offset) {
+                placed[c] = placed[c - 1];
+                c--;
+            }
+            placed[c] = b;
+        }
+        uint32_t cursor = 0, best = UINT32_MAX, best_gap = UINT32_MAX;
+        for (uint32_t k = 0; k < np; k++) {
+            const plan_item *y = &items[placed[k]];
+            if (y->offset > cursor) {
+                uint32_t gap = y->offset - cursor;
+                if (gap >= x->size && gap < best_gap) {
+                    best_gap = gap;
+                    best = cursor;
+                    if (strategy & 2u) break;
+                }
+            }
+            if (y->offset + y->size > cursor) cursor = y->offset + y->size;
+        }
+        x->offset = best != UINT32_MAX ? best : cursor;
+        if ((size_t)x->offset + x->size > top) top = (size_t)x->offset + x->size;
+    }
+    return top;
 }
 
 edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
@@ -96,11 +159,11 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
     /* Collect what needs arena space. */
     uint32_t count = 0;
     for (uint32_t t = 0; t < nt; t++) {
-        const edge_tensor_rt *tr = &m->tensors[t];
+        const edge_tensor_state *tr = &m->tensors[t];
         if (tr->is_const || tr->alias_of >= 0 || items[t].first == UINT32_MAX) continue;
-        if (tr->t.bytes > 0x7fffffffu) return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u is too large", t);
+        if (tr->bytes > 0x7fffffffu) return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u is too large", t);
         plan_item it = items[t];
-        it.size = (uint32_t)EDGE_ALIGN_UP(tr->t.bytes);
+        it.size = (uint32_t)EDGE_ALIGN_UP(tr->bytes);
         items[count++] = it;
     }
     for (uint32_t i = 0; i < m->n_ops; i++) {
@@ -110,58 +173,20 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
         items[count++] = it;
     }
 
-    /* Largest first; ties by earlier start, then index, so the plan is
-     * deterministic. Insertion sort: graphs here have hundreds of buffers. */
-    for (uint32_t a = 1; a < count; a++) {
-        plan_item x = items[a];
-        uint32_t b = a;
-        while (b > 0) {
-            const plan_item *y = &items[b - 1];
-            int before = x.size > y->size ||
-                         (x.size == y->size && (x.first < y->first || (x.first == y->first && x.id < y->id)));
-            if (!before) break;
-            items[b] = items[b - 1];
-            b--;
-        }
-        items[b] = x;
+    /* Greedy placement is a heuristic: a few orders and fit rules are tried
+     * and the smallest peak is kept (then replayed, so offsets match it). */
+    uint32_t best_s = 0;
+    size_t best_top = SIZE_MAX;
+    for (uint32_t s = 0; s < PLAN_STRATEGIES; s++) {
+        size_t top = place(items, placed, count, s);
+        if (top < best_top) best_top = top, best_s = s;
     }
-
-    size_t top = 0;
-    for (uint32_t a = 0; a < count; a++) {
-        plan_item *x = &items[a];
-        /* Placed buffers alive at the same time, in offset order. */
-        uint32_t np = 0;
-        for (uint32_t b = 0; b < a; b++) {
-            const plan_item *y = &items[b];
-            if (y->size == 0 || y->last < x->first || y->first > x->last) continue;
-            uint32_t c = np++;
-            while (c > 0 && items[placed[c - 1]].offset > y->offset) {
-                placed[c] = placed[c - 1];
-                c--;
-            }
-            placed[c] = b;
-        }
-        uint32_t cursor = 0, best = UINT32_MAX, best_gap = UINT32_MAX;
-        for (uint32_t k = 0; k < np; k++) {
-            const plan_item *y = &items[placed[k]];
-            if (y->offset > cursor) {
-                uint32_t gap = y->offset - cursor;
-                if (gap >= x->size && gap < best_gap) {
-                    best_gap = gap;
-                    best = cursor;
-                }
-            }
-            if (y->offset + y->size > cursor) cursor = y->offset + y->size;
-        }
-        x->offset = best != UINT32_MAX ? best : cursor;
-        if ((size_t)x->offset + x->size > top) top = (size_t)x->offset + x->size;
-    }
+    *peak = place(items, placed, count, best_s);
 
     for (uint32_t a = 0; a < count; a++) {
         const plan_item *x = &items[a];
-        if (x->id < nt) m->tensors[x->id].offset = x->offset;
-        else m->ops[x->id - nt].scratch_offset = x->offset;
+        if (x->id < nt) m->tensors[x->id].offset = (int32_t)x->offset;
+        else m->ops[x->id - nt].scratch_offset = (int32_t)x->offset;
     }
-    *peak = top;
     return EDGE_OK;
 }

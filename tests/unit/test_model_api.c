@@ -121,7 +121,7 @@ static void check_plan(const edge_model *m) {
             continue;
         }
         lo[t] = m->tensors[t].offset;
-        hi[t] = lo[t] + (int64_t)m->tensors[t].t.bytes;
+        hi[t] = lo[t] + (int64_t)m->tensors[t].bytes;
         assert_true((size_t)hi[t] <= m->arena_activations);
     }
     for (uint32_t a = 0; a < n; a++) {

@@ -254,8 +254,10 @@ static void ref_depthwise(const depthwise_params *p, const uint8_t *in, const ui
                 }
 }
 
-static void test_depthwise_matches_reference_loops(void **state) {
-    (void)state;
+/* simd_shapes: channel counts and depth multipliers the AVX2 kernel takes,
+ * and multipliers above 1 too (left shifts); the kernel then runs with
+ * simd set when the CPU has AVX2, and must equal the loops as well. */
+static void depthwise_cases(int simd_shapes) {
     for (int t = 0; t < 400; t++) {
         depthwise_params p;
         memset(&p, 0, sizeof p);
@@ -283,6 +285,12 @@ static void test_depthwise_matches_reference_loops(void **state) {
         p.act_min = u ? 0 : -128;
         p.act_max = u ? 255 : 127;
         p.per_channel = (uint8_t)(!u && rnd() % 2);
+        if (simd_shapes) {
+            p.depth_mult = rnd() % 2 ? 1 : 8 * rnd_range(1, 2);
+            p.in_c = p.depth_mult == 1 ? 8 * rnd_range(1, 10) : rnd_range(1, 3);
+            p.out_c = p.in_c * p.depth_mult;
+            p.simd = (uint8_t)depthwise_avx2_usable();
+        }
         const size_t n_in = (size_t)p.batches * (size_t)p.in_h * (size_t)p.in_w * (size_t)p.in_c;
         const size_t n_f = (size_t)p.k_h * (size_t)p.k_w * (size_t)p.out_c;
         const size_t n_out = (size_t)p.batches * (size_t)p.out_h * (size_t)p.out_w * (size_t)p.out_c;
@@ -294,7 +302,9 @@ static void test_depthwise_matches_reference_loops(void **state) {
         for (int32_t i = 0; i < p.out_c; i++) {
             int s;
             bias[i] = rnd_range(-5000, 5000);
-            edge_quantize_multiplier((double)(rnd() % 4000 + 1) * 1e-5, &mult[i], &s);
+            double real = (double)(rnd() % 4000 + 1) * 1e-5;
+            if (simd_shapes && rnd() % 4 == 0) real = (double)(rnd() % 3000 + 1) * 1e-3; /* up to 3 */
+            edge_quantize_multiplier(real, &mult[i], &s);
             shift[i] = (int8_t)s;
         }
         p.bias = rnd() % 4 ? bias : NULL;
@@ -313,6 +323,16 @@ static void test_depthwise_matches_reference_loops(void **state) {
     }
 }
 
+static void test_depthwise_matches_reference_loops(void **state) {
+    (void)state;
+    depthwise_cases(0);
+}
+
+static void test_depthwise_simd_matches_reference_loops(void **state) {
+    (void)state;
+    depthwise_cases(1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm_matches_reference_loops),
@@ -321,6 +341,7 @@ int main(void) {
         cmocka_unit_test(test_double_requant_rounds_half_away_from_zero),
         cmocka_unit_test(test_cycle_estimate),
         cmocka_unit_test(test_depthwise_matches_reference_loops),
+        cmocka_unit_test(test_depthwise_simd_matches_reference_loops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,8 +84,9 @@ typedef struct edge_tensor {
  * host supplies the clock. */
 typedef void (*edge_profile_fn)(void *user, uint32_t op_index, const char *op_name, int end);
 
-struct edge_tensor_rt;
+struct edge_tensor_state;
 struct edge_op_rt;
+struct edge_rt;
 
 /* The context. Fields are readable; only the engine writes them. */
 typedef struct edge_model {
@@ -97,8 +98,9 @@ typedef struct edge_model {
     int arena_needed_exact;  /* 0 when arena_needed is only a lower bound */
     size_t arena_records;    /* of which tensor/op records and op parameters */
     size_t arena_activations; /* of which planned activations and scratch */
-    struct edge_tensor_rt *tensors;
+    struct edge_tensor_state *tensors; /* what is kept of each tensor (engine-internal) */
     uint32_t n_tensors;
+    struct edge_rt *rt;                /* engine-internal */
     struct edge_op_rt *ops;
     uint32_t n_ops;
     const uint8_t *inputs;  /* flatbuffer int32 vectors of tensor indices */

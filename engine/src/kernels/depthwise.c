@@ -164,6 +164,14 @@ DEPTHWISE_DEFINE(u8, uint8_t)
 void depthwise_conv(const depthwise_params *p, const void *input, const void *filter, void *output) {
     if (p->is_unsigned)
         depthwise_u8(p, (const uint8_t *)input, (const uint8_t *)filter, (uint8_t *)output);
-    else
+    else {
+#if defined(__x86_64__) || defined(__i386__)
+        if (p->simd && depthwise_s8_avx2(p, (const int8_t *)input, (const int8_t *)filter, (int8_t *)output))
+            return;
+#endif
+#if defined(EDGE_SYSTOLIC_DSP)
+        if (depthwise_s8_dsp(p, (const int8_t *)input, (const int8_t *)filter, (int8_t *)output)) return;
+#endif
         depthwise_s8(p, (const int8_t *)input, (const int8_t *)filter, (int8_t *)output);
+    }
 }

@@ -266,8 +266,8 @@ static edge_status prepare(edge_op_ctx *c) {
 
 static edge_status eval(edge_op_ctx *c) {
     const add_params *p = (const add_params *)c->params;
-    const void *a = edge_in(c, 0)->t.data, *b = edge_in(c, 1)->t.data;
-    void *o = edge_out(c, 0)->t.data;
+    const void *a = edge_in_data(c, 0), *b = edge_in_data(c, 1);
+    void *o = edge_out_data(c, 0);
     switch (p->type) {
     case EDGE_INT8: edge_bcast_run(&p->bc, a, b, o, 1, row_s8, p); break;
     case EDGE_UINT8: edge_bcast_run(&p->bc, a, b, o, 1, row_u8, p); break;

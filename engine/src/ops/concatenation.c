@@ -163,12 +163,12 @@ static void rescale_chunk(const concat_params *p, const concat_input *ci, const 
 
 static edge_status eval(edge_op_ctx *c) {
     const concat_params *p = (const concat_params *)c->params;
-    uint8_t *dst = (uint8_t *)edge_out(c, 0)->t.data;
+    uint8_t *dst = (uint8_t *)edge_out_data(c, 0);
     const size_t es = p->elem_size;
     for (uint32_t k = 0; k < p->outer; k++) {
         for (uint32_t i = 0; i < p->n; i++) {
             const concat_input *ci = &p->in[i];
-            const uint8_t *src = (const uint8_t *)edge_in(c, i)->t.data + (size_t)k * ci->chunk * es;
+            const uint8_t *src = (const uint8_t *)edge_in_data(c, i) + (size_t)k * ci->chunk * es;
             if (ci->rescale) rescale_chunk(p, ci, src, dst, ci->chunk);
             else edge_memcpy(dst, src, (size_t)ci->chunk * es);
             dst += (size_t)ci->chunk * es;

@@ -19,11 +19,8 @@ enum { DW_OPTIONS_TYPE = 2 };
 enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_DEPTH_MULT = 3,
        OPT_ACTIVATION = 4, OPT_DILATION_W = 5, OPT_DILATION_H = 6 };
 
-typedef struct dw_params {
-    depthwise_params k; /* pointer fields are set at eval */
-    uint32_t mult_off, shift_off;
-} dw_params;
-
+/* Params block: the depthwise_params fields before its pointers, then
+ * int32 multipliers and int8 shifts (one, or one per output channel). */
 static edge_status prepare(edge_op_ctx *c) {
     edge_op_rt *op = c->op;
     weighted_operands o;
@@ -91,7 +88,7 @@ static edge_status prepare(edge_op_ctx *c) {
                             "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)", act);
 
     const uint32_t n_mult = per_channel ? (uint32_t)out_c : 1u;
-    const uint32_t mult_off = align16((uint32_t)sizeof(dw_params));
+    const uint32_t mult_off = (uint32_t)DEPTHWISE_PARAMS_STORED;
     const uint32_t shift_off = mult_off + 4u * n_mult;
     if (!c->params) {
         op->params_bytes = shift_off + n_mult;
@@ -104,7 +101,8 @@ static edge_status prepare(edge_op_ctx *c) {
     }
 
     uint8_t *base = (uint8_t *)c->params;
-    dw_params *p = (dw_params *)c->params;
+    depthwise_params kp;
+    edge_memset(&kp, 0, sizeof kp);
     int32_t *mult = (int32_t *)(base + mult_off);
     int8_t *shift = (int8_t *)(base + shift_off);
     const float in_s = edge_q_scale(in, 0), out_s = edge_q_scale(out, 0);
@@ -126,7 +124,7 @@ static edge_status prepare(edge_op_ctx *c) {
         shift[i] = (int8_t)s;
     }
 
-    depthwise_params *k = &p->k;
+    depthwise_params *k = &kp;
     k->batches = batches;
     k->in_h = in_h;
     k->in_w = in_w;
@@ -143,27 +141,28 @@ static edge_status prepare(edge_op_ctx *c) {
     k->dil_w = dil_w;
     k->pad_h = (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h);
     k->pad_w = (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w);
-    k->input_offset = -in_zp;
-    k->filter_offset = is_u8 ? -edge_q_zero(filt, 0) : 0;
-    k->output_offset = out_zp;
-    k->act_min = act_min;
-    k->act_max = act_max;
+    /* Zero points were checked against their 8-bit types at load. */
+    k->input_offset = (int16_t)-in_zp;
+    k->filter_offset = (int16_t)(is_u8 ? -edge_q_zero(filt, 0) : 0);
+    k->output_offset = (int16_t)out_zp;
+    k->act_min = (int16_t)act_min;
+    k->act_max = (int16_t)act_max;
     k->per_channel = (uint8_t)per_channel;
     k->is_unsigned = (uint8_t)is_u8;
-    p->mult_off = mult_off;
-    p->shift_off = shift_off;
+    k->simd = (uint8_t)depthwise_avx2_usable();
+    edge_memcpy(base, k, DEPTHWISE_PARAMS_STORED);
     return EDGE_OK;
 }
 
 static edge_status eval(edge_op_ctx *c) {
-    const dw_params *p = (const dw_params *)c->params;
     const uint8_t *base = (const uint8_t *)c->params;
-    edge_tensor_rt *bias = edge_in(c, 2);
-    depthwise_params k = p->k;
-    k.bias = bias ? (const int32_t *)bias->t.data : 0;
-    k.multiplier = (const int32_t *)(base + p->mult_off);
-    k.shift = (const int8_t *)(base + p->shift_off);
-    depthwise_conv(&k, edge_in(c, 0)->t.data, edge_in(c, 1)->t.data, edge_out(c, 0)->t.data);
+    depthwise_params k;
+    edge_memcpy(&k, base, DEPTHWISE_PARAMS_STORED);
+    const uint32_t n_mult = k.per_channel ? (uint32_t)k.out_c : 1u;
+    k.bias = (const int32_t *)edge_in_data(c, 2);
+    k.multiplier = (const int32_t *)(const void *)(base + DEPTHWISE_PARAMS_STORED);
+    k.shift = (const int8_t *)(base + DEPTHWISE_PARAMS_STORED + 4u * n_mult);
+    depthwise_conv(&k, edge_in_data(c, 0), edge_in_data(c, 1), edge_out_data(c, 0));
     return EDGE_OK;
 }
 

@@ -113,7 +113,7 @@ static edge_status eval(edge_op_ctx *c) {
     const dequantize_params *p = (const dequantize_params *)c->params;
     edge_tensor_rt *in_t = edge_in(c, 0);
     const void *in = in_t->t.data;
-    float *out = (float *)edge_out(c, 0)->t.data;
+    float *out = (float *)edge_out_data(c, 0);
     if (p->in_type == EDGE_FLOAT16) {
         const uint16_t *h = (const uint16_t *)in;
         for (int64_t i = 0; i < p->count; i++) out[i] = half_to_float(h[i]);

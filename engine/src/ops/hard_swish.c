@@ -135,7 +135,7 @@ static edge_status eval(edge_op_ctx *c) {
     const hard_swish_params *p = (const hard_swish_params *)c->params;
     const edge_tensor *in = &edge_in(c, 0)->t;
     const size_t n = (size_t)edge_numel(in);
-    void *out = edge_out(c, 0)->t.data;
+    void *out = edge_out_data(c, 0);
     switch (p->type) {
     case EDGE_FLOAT32: {
         const float *x = (const float *)in->data;

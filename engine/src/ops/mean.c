@@ -220,8 +220,8 @@ static edge_status prepare(edge_op_ctx *c) {
 
 static edge_status eval(edge_op_ctx *c) {
     const mean_params *p = (const mean_params *)c->params;
-    const void *in = edge_in(c, 0)->t.data;
-    void *out = edge_out(c, 0)->t.data;
+    const void *in = edge_in_data(c, 0);
+    void *out = edge_out_data(c, 0);
     if (p->n_out <= 0) return EDGE_OK;
     if (p->n == 0) { /* empty reduction: the reference leaves zeros */
         edge_memset(out, 0, (size_t)p->n_out * edge_type_size((edge_type)p->type));

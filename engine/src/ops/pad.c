@@ -141,11 +141,11 @@ static uint8_t *fill(uint8_t *dst, const uint8_t *value, uint32_t es, size_t cou
 
 static edge_status eval(edge_op_ctx *c) {
     const pad_params *p = (const pad_params *)c->params;
-    const uint8_t *src = (const uint8_t *)edge_in(c, 0)->t.data;
-    uint8_t *dst = (uint8_t *)edge_out(c, 0)->t.data;
+    const uint8_t *src = (const uint8_t *)edge_in_data(c, 0);
+    uint8_t *dst = (uint8_t *)edge_out_data(c, 0);
     const uint32_t es = p->elem_size;
     uint8_t value[8];
-    edge_memcpy(value, p->value_at_eval ? (const uint8_t *)edge_in(c, 2)->t.data : p->value, es);
+    edge_memcpy(value, p->value_at_eval ? (const uint8_t *)edge_in_data(c, 2) : p->value, es);
 
     const int32_t *od = p->out_dims, *id = p->in_dims, *l = p->left;
     const size_t row = (size_t)od[4], in_row = (size_t)id[4];

@@ -140,7 +140,7 @@ static int32_t load(int32_t type, const void *in, int64_t i) {
 static edge_status eval(edge_op_ctx *c) {
     const quantize_params *p = (const quantize_params *)c->params;
     edge_tensor_rt *out_t = edge_out(c, 0);
-    const void *in = edge_in(c, 0)->t.data;
+    const void *in = edge_in_data(c, 0);
     void *out = out_t->t.data;
     if (p->in_type == EDGE_FLOAT32) {
         const float *x = (const float *)in;

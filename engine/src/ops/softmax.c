@@ -157,8 +157,8 @@ static void softmax_row_q(const softmax_params *p, int32_t max_in, const void *x
 
 static edge_status eval(edge_op_ctx *c) {
     const softmax_params *p = (const softmax_params *)c->params;
-    const uint8_t *x = (const uint8_t *)edge_in(c, 0)->t.data;
-    uint8_t *y = (uint8_t *)edge_out(c, 0)->t.data;
+    const uint8_t *x = (const uint8_t *)edge_in_data(c, 0);
+    uint8_t *y = (uint8_t *)edge_out_data(c, 0);
     const int32_t depth = p->depth;
     if (p->in_type == EDGE_FLOAT32) {
         const float *xf = (const float *)(const void *)x;

@@ -233,8 +233,8 @@ static edge_status prepare(edge_op_ctx *c) {
 
 static edge_status eval(edge_op_ctx *c) {
     const ss_params *p = (const ss_params *)c->params;
-    const uint8_t *src = (const uint8_t *)edge_in(c, 0)->t.data;
-    uint8_t *dst = (uint8_t *)edge_out(c, 0)->t.data;
+    const uint8_t *src = (const uint8_t *)edge_in_data(c, 0);
+    uint8_t *dst = (uint8_t *)edge_out_data(c, 0);
     const size_t es = p->elem_size;
     const int32_t *sh = p->shape;
     /* Element strides of the input's axes. */

@@ -59,7 +59,7 @@ static edge_status eval(edge_op_ctx *c) {
     const tanh_params *p = (const tanh_params *)c->params;
     const edge_tensor *in = &edge_in(c, 0)->t;
     const size_t n = (size_t)edge_numel(in);
-    void *out = edge_out(c, 0)->t.data;
+    void *out = edge_out_data(c, 0);
     if (p->type != EDGE_FLOAT32) {
         edge_lut8_apply(p->lut, (const uint8_t *)in->data, (uint8_t *)out, n);
         return EDGE_OK;
