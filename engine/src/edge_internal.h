@@ -80,7 +80,17 @@ typedef struct edge_op_ctx {
     edge_op_rt *op;
     void *params;   /* prepare: NULL in the sizing pass; eval: prepared params */
     void *scratch;  /* eval: op->scratch_bytes of planned scratch */
+    /* NULL, or one entry per operand (inputs then outputs): operands shown
+     * to the op as other bytes (float_wrap runs bfloat16 as float32). */
+    const struct edge_operand_view *view;
 } edge_op_ctx;
+
+typedef struct edge_operand_view {
+    void *data;     /* NULL: the sizing pass, data not known yet */
+    uint32_t bytes;
+    uint8_t type;   /* edge_type */
+    uint8_t set;    /* 0: the operand as the model has it */
+} edge_operand_view;
 
 /*
  * An operator implementation.

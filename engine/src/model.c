@@ -385,7 +385,7 @@ static edge_status prepare_all(edge_model *m, uint8_t *params_base, size_t *para
     edge_tensor_rt *slots = m->rt->slots;
     for (uint32_t i = 0; i < m->n_ops; i++) {
         edge_op_rt *op = &m->ops[i];
-        edge_op_ctx c = {m, i, op, 0, 0};
+        edge_op_ctx c = {m, i, op, 0, 0, 0};
         if (params_base) {
             if (!op->params_bytes) continue;
             c.params = params_base + total;
@@ -536,7 +536,7 @@ edge_status edge_invoke(edge_model *m) {
     if (!m->ready) return edge_fail(m, EDGE_ERR_STATE, "invoke before a successful edge_model_init");
     for (uint32_t i = 0; i < m->n_ops; i++) {
         edge_op_rt *op = &m->ops[i];
-        edge_op_ctx c = {m, i, op, op->params, 0};
+        edge_op_ctx c = {m, i, op, op->params, 0, 0};
         if (op->scratch_offset >= 0) c.scratch = m->arena + m->arena_records + op->scratch_offset;
         if (m->profile) m->profile(m->profile_user, i, op->impl->name, 0);
         edge_status st = op->impl->eval(&c);

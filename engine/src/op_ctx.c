@@ -3,20 +3,33 @@
  */
 #include "model.h"
 
-/* The record is rebuilt into the slot of its operand position. */
+/* The record is rebuilt into the slot of its operand position, then shown
+ * as the context's view of it, if any. */
 static edge_tensor_rt *operand(const edge_op_ctx *c, uint32_t slot) {
     int32_t t = c->op->io[slot];
-    return t < 0 ? 0 : edge_tensor_record(c->m, (uint32_t)t, &c->m->rt->slots[slot]);
+    if (t < 0) return 0;
+    edge_tensor_rt *r = edge_tensor_record(c->m, (uint32_t)t, &c->m->rt->slots[slot]);
+    if (c->view && c->view[slot].set) {
+        r->t.type = (edge_type)c->view[slot].type;
+        r->t.bytes = c->view[slot].bytes;
+        if (c->view[slot].data) r->t.data = c->view[slot].data;
+    }
+    return r;
+}
+
+static void *operand_data(const edge_op_ctx *c, uint32_t slot) {
+    int32_t t = c->op->io[slot];
+    if (t < 0) return 0;
+    if (c->view && c->view[slot].set && c->view[slot].data) return c->view[slot].data;
+    return edge_tensor_data_at(c->m, (uint32_t)t);
 }
 
 void *edge_in_data(const edge_op_ctx *c, uint32_t i) {
-    int32_t t = i < c->op->n_in ? c->op->io[i] : -1;
-    return t < 0 ? 0 : edge_tensor_data_at(c->m, (uint32_t)t);
+    return i < c->op->n_in ? operand_data(c, i) : 0;
 }
 
 void *edge_out_data(const edge_op_ctx *c, uint32_t i) {
-    int32_t t = i < c->op->n_out ? c->op->io[c->op->n_in + i] : -1;
-    return t < 0 ? 0 : edge_tensor_data_at(c->m, (uint32_t)t);
+    return i < c->op->n_out ? operand_data(c, c->op->n_in + i) : 0;
 }
 
 edge_tensor_rt *edge_in(const edge_op_ctx *c, uint32_t i) {

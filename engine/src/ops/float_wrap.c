@@ -15,8 +15,9 @@
  * is an op that only moves elements (RESHAPE ... STRIDED_SLICE) when all
  * its float operands share one type: it moves bf16 bytes as they are.
  *
- * While the wrapped prepare/eval runs, the converted operands' records
- * (type, bytes, data) are swapped to their fp32 copies, then restored.
+ * The wrapped prepare/eval sees the converted operands through the
+ * context's operand view (edge_op_ctx.view): type float32, the fp32 copy's
+ * bytes and address; the model's own records are never changed.
  *
  * Params block: [wrap header][wrapped op's params][widened constants];
  * scratch: [wrapped op's scratch][widened inputs][fp32 outputs].
@@ -52,7 +53,7 @@ static int runs_direct(const edge_op_ctx *c) {
     int has_bf16 = 0, has_f32 = 0;
     for (uint32_t k = 0; k < op->n_in + op->n_out; k++) {
         if (op->io[k] < 0) continue;
-        const edge_type t = c->m->tensors[op->io[k]].t.type;
+        const edge_type t = (edge_type)c->m->tensors[op->io[k]].type;
         has_bf16 |= t == EDGE_BFLOAT16;
         has_f32 |= t == EDGE_FLOAT32;
     }
@@ -60,27 +61,39 @@ static int runs_direct(const edge_op_ctx *c) {
 }
 
 typedef struct saved {
-    edge_type type;
-    size_t bytes;
-    void *data;
+    edge_type type;  /* as the file has it */
+    int64_t n;       /* elements */
+    void *data;      /* its bytes (NULL in prepare for activations) */
+    uint8_t is_const;
 } saved;
 
-/* Point every BFLOAT16 operand at its fp32 copy. consts: widened constants
- * (NULL in the sizing pass); scratch: fp32 copies of activations (NULL in
- * the sizing pass). Returns the bytes each area needs. */
-static void swap_in(const edge_op_ctx *c, saved *sv, uint8_t *consts, uint8_t *scratch,
-                    uint32_t *const_bytes, uint32_t *scratch_bytes) {
+/* Operand k (inputs then outputs) as the file has it. */
+static edge_tensor_rt *file_operand(const edge_op_ctx *c, uint32_t k) {
+    edge_op_ctx plain = *c;
+    plain.view = 0;
+    return k < c->op->n_in ? edge_in(&plain, k) : edge_out(&plain, k - c->op->n_in);
+}
+
+/* Show every BFLOAT16 operand as its fp32 copy (view), remembering the file's
+ * operand in sv. consts: widened constants (NULL in the sizing pass);
+ * scratch: fp32 copies of activations (NULL in the sizing pass). Returns the
+ * bytes each area needs. */
+static void make_view(const edge_op_ctx *c, saved *sv, edge_operand_view *view, uint8_t *consts,
+                      uint8_t *scratch, uint32_t *const_bytes, uint32_t *scratch_bytes) {
     const edge_op_rt *op = c->op;
     uint32_t cb = 0, sb = 0;
     for (uint32_t k = 0; k < op->n_in + op->n_out; k++) {
+        view[k].set = 0;
+        sv[k].type = EDGE_FLOAT32;
+        sv[k].data = 0;
         if (op->io[k] < 0) continue;
-        edge_tensor_rt *t = &c->m->tensors[op->io[k]];
+        const edge_tensor_rt *t = file_operand(c, k);
         sv[k].type = t->t.type;
-        sv[k].bytes = t->t.bytes;
+        sv[k].n = edge_numel(&t->t);
         sv[k].data = t->t.data;
+        sv[k].is_const = t->is_const;
         if (t->t.type != EDGE_BFLOAT16) continue;
-        const int64_t n = edge_numel(&t->t);
-        const uint32_t need = a16((uint64_t)n * 4u);
+        const uint32_t need = a16((uint64_t)sv[k].n * 4u);
         float *f = 0;
         if (t->is_const && k < op->n_in) {
             if (consts) f = (float *)(void *)(consts + cb);
@@ -89,24 +102,20 @@ static void swap_in(const edge_op_ctx *c, saved *sv, uint8_t *consts, uint8_t *s
             if (scratch) f = (float *)(void *)(scratch + sb);
             sb += need;
         }
-        t->t.type = EDGE_FLOAT32;
-        t->t.bytes = (size_t)n * 4u;
-        if (f) t->t.data = f; /* else the sizing pass */
+        view[k].type = EDGE_FLOAT32;
+        view[k].bytes = (uint32_t)((uint64_t)sv[k].n * 4u);
+        view[k].data = f; /* NULL in the sizing pass */
+        view[k].set = 1;
     }
     *const_bytes = cb;
     *scratch_bytes = sb;
 }
 
-/* In reverse, so that an operand listed twice (ADD(x, x)) ends as it began. */
-static void restore(const edge_op_ctx *c, const saved *sv) {
-    const edge_op_rt *op = c->op;
-    for (uint32_t k = op->n_in + op->n_out; k-- > 0;) {
-        if (op->io[k] < 0) continue;
-        edge_tensor_rt *t = &c->m->tensors[op->io[k]];
-        t->t.type = sv[k].type;
-        t->t.bytes = sv[k].bytes;
-        t->t.data = sv[k].data;
-    }
+/* Rebuild the operand slots as the file has them, so the loader keeps the
+ * file's types after the wrapped prepare saw float32 ones. */
+static void reset_slots(const edge_op_ctx *c) {
+    for (uint32_t k = 0; k < c->op->n_in + c->op->n_out; k++)
+        if (c->op->io[k] >= 0) (void)file_operand(c, k);
 }
 
 static void widen(float *dst, const uint16_t *src, int64_t n) {
@@ -129,7 +138,7 @@ static edge_status explain(edge_op_ctx *c, edge_status st) {
     for (uint32_t k = 0; k < op->n_in + op->n_out && t + 12 < sizeof types; k++) {
         const char *sep = k == op->n_in ? "->" : (k ? "," : "");
         while (*sep) types[t++] = *sep++;
-        const char *tn = op->io[k] < 0 ? "none" : edge_type_name(c->m->tensors[op->io[k]].t.type);
+        const char *tn = op->io[k] < 0 ? "none" : edge_type_name((edge_type)c->m->tensors[op->io[k]].type);
         while (*tn && t + 1 < sizeof types) types[t++] = *tn++;
     }
     types[t] = 0;
@@ -147,19 +156,22 @@ static edge_status wrap_prepare(edge_op_ctx *c, const edge_op_impl *inner) {
             return EDGE_OK;
         }
         saved sv[EDGE_MAX_OP_IO];
+        edge_operand_view view[EDGE_MAX_OP_IO];
         uint32_t cb, sb;
         uint64_t widened = 0;
         for (uint32_t k = 0; k < op->n_in + op->n_out; k++) {
-            const edge_tensor_rt *t = op->io[k] < 0 ? 0 : &c->m->tensors[op->io[k]];
+            const edge_tensor_rt *t = op->io[k] < 0 ? 0 : file_operand(c, k);
             if (t && t->t.type == EDGE_BFLOAT16) widened += (uint64_t)edge_numel(&t->t) * 4u + 15u;
         }
         if (widened > 0x3fffffffu)
             return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
                                 "bfloat16 operands too large to widen to float32 (%lu bytes)",
                                 (unsigned long)widened);
-        swap_in(c, sv, 0, 0, &cb, &sb);
-        edge_status st = inner->prepare(c);
-        restore(c, sv);
+        make_view(c, sv, view, 0, 0, &cb, &sb);
+        edge_op_ctx in_c = *c;
+        in_c.view = view;
+        edge_status st = inner->prepare(&in_c);
+        reset_slots(c);
         if (st) return explain(c, st);
         op->params_bytes = WRAP_HDR + a16(op->params_bytes) + cb;
         op->scratch_bytes = a16(op->scratch_bytes) + sb;
@@ -174,11 +186,15 @@ static edge_status wrap_prepare(edge_op_ctx *c, const edge_op_impl *inner) {
     sizing.params = 0;
     op->params_bytes = op->scratch_bytes = 0;
     saved sv[EDGE_MAX_OP_IO];
+    edge_operand_view view[EDGE_MAX_OP_IO];
     uint32_t cb, sb;
     const int direct = runs_direct(c);
-    if (!direct) swap_in(c, sv, 0, 0, &cb, &sb);
+    if (!direct) {
+        make_view(c, sv, view, 0, 0, &cb, &sb);
+        sizing.view = view;
+    }
     edge_status st = inner->prepare(&sizing);
-    if (!direct) restore(c, sv);
+    if (!direct) reset_slots(c);
     h->inner_params = op->params_bytes;
     h->inner_scratch = op->scratch_bytes;
     h->direct = (uint8_t)direct;
@@ -197,14 +213,14 @@ static edge_status wrap_prepare(edge_op_ctx *c, const edge_op_impl *inner) {
     uint8_t *scratch = op->scratch_offset >= 0
                            ? c->m->arena + c->m->arena_records + op->scratch_offset + a16(h->inner_scratch)
                            : 0;
-    swap_in(c, sv, consts, scratch, &cb, &sb);
+    make_view(c, sv, view, consts, scratch, &cb, &sb);
     for (uint32_t k = 0; k < op->n_in; k++) {
-        if (op->io[k] < 0 || sv[k].type != EDGE_BFLOAT16) continue;
-        edge_tensor_rt *t = &c->m->tensors[op->io[k]];
-        if (t->is_const && sv[k].data) widen((float *)t->t.data, (const uint16_t *)sv[k].data, edge_numel(&t->t));
+        if (!view[k].set || !sv[k].is_const || !sv[k].data) continue;
+        widen((float *)view[k].data, (const uint16_t *)sv[k].data, sv[k].n);
     }
+    in_c.view = view;
     st = in_c.params ? inner->prepare(&in_c) : EDGE_OK;
-    restore(c, sv);
+    reset_slots(c);
     return st;
 }
 
@@ -216,23 +232,22 @@ static edge_status wrap_eval(edge_op_ctx *c, const edge_op_impl *inner) {
     in_c.params = h->inner_params ? base + WRAP_HDR : 0;
     if (h->direct) return inner->eval(&in_c);
     saved sv[EDGE_MAX_OP_IO];
+    edge_operand_view view[EDGE_MAX_OP_IO];
     uint32_t cb, sb;
     /* No scratch at all when only constants were widened. */
     uint8_t *scratch = c->scratch ? (uint8_t *)c->scratch + a16(h->inner_scratch) : 0;
     in_c.scratch = h->inner_scratch ? c->scratch : 0;
-    swap_in(c, sv, base + WRAP_HDR + a16(h->inner_params), scratch, &cb, &sb);
+    make_view(c, sv, view, base + WRAP_HDR + a16(h->inner_params), scratch, &cb, &sb);
     for (uint32_t k = 0; k < op->n_in; k++) {
-        if (op->io[k] < 0 || sv[k].type != EDGE_BFLOAT16) continue;
-        edge_tensor_rt *t = &c->m->tensors[op->io[k]];
-        if (!t->is_const) widen((float *)t->t.data, (const uint16_t *)sv[k].data, edge_numel(&t->t));
+        if (!view[k].set || sv[k].is_const) continue;
+        widen((float *)view[k].data, (const uint16_t *)sv[k].data, sv[k].n);
     }
+    in_c.view = view;
     edge_status st = inner->eval(&in_c);
     for (uint32_t k = op->n_in; k < op->n_in + op->n_out; k++) {
-        if (op->io[k] < 0 || sv[k].type != EDGE_BFLOAT16) continue;
-        edge_tensor_rt *t = &c->m->tensors[op->io[k]];
-        narrow((uint16_t *)sv[k].data, (const float *)t->t.data, edge_numel(&t->t));
+        if (!view[k].set) continue;
+        narrow((uint16_t *)sv[k].data, (const float *)view[k].data, sv[k].n);
     }
-    restore(c, sv);
     return st;
 }
 
