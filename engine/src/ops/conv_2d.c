@@ -368,21 +368,34 @@ static void small_row(const conv_params *p, const small_geom *g, const uint8_t *
         }
         return;
     }
+    /* Edge pixels, word by word: a word of taps all outside the image is
+     * the pad word, one all inside a load, a mixed one byte by byte. */
+    const uint32_t pad_word = (uint32_t)p->pad_byte * 0x01010101u;
     for (int32_t ky = 0; ky < p->k_h; ky++) {
         const int32_t iy = iy0 + ky * p->dil_h;
+        const int row_in = iy >= 0 && iy < p->in_h;
         for (int32_t w = 0; w < g->wpr; w++) {
-            uint8_t b[4] = {0, 0, 0, 0};
-            for (int32_t t = 0; t < g->tpw; t++) {
-                const int32_t kx = w * g->tpw + t, ix = ix0 + kx * p->dil_w;
-                if (kx >= p->k_w) break;
-                const int in = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w;
-                for (int32_t ch = 0; ch < c; ch++)
-                    b[t * c + ch] =
-                        in ? img[((size_t)iy * (size_t)p->in_w + (size_t)ix) * (size_t)c + (size_t)ch]
-                           : p->pad_byte;
-            }
+            const int32_t kx0 = w * g->tpw;
+            const int32_t kx1 = (kx0 + g->tpw < p->k_w ? kx0 + g->tpw : p->k_w) - 1;
+            const int32_t ixa = ix0 + kx0 * p->dil_w, ixb = ix0 + kx1 * p->dil_w;
+            const int64_t at = ((int64_t)iy * p->in_w + ixa) * c;
             uint32_t v;
-            __builtin_memcpy(&v, b, 4);
+            if (!row_in || ixb < 0 || ixa >= p->in_w) {
+                v = pad_word;
+            } else if (ixa >= 0 && ixb < p->in_w && at + 4 <= (int64_t)img_bytes) {
+                __builtin_memcpy(&v, img + at, 4);
+            } else {
+                uint8_t b[4] = {0, 0, 0, 0};
+                for (int32_t kx = kx0; kx <= kx1; kx++) {
+                    const int32_t ix = ix0 + kx * p->dil_w, t = kx - kx0;
+                    const int in = ix >= 0 && ix < p->in_w;
+                    for (int32_t ch = 0; ch < c; ch++)
+                        b[t * c + ch] =
+                            in ? img[((size_t)iy * (size_t)p->in_w + (size_t)ix) * (size_t)c + (size_t)ch]
+                               : p->pad_byte;
+                }
+                __builtin_memcpy(&v, b, 4);
+            }
             v ^= flip;
             __builtin_memcpy(dst, &v, 4);
             dst += step;
@@ -403,13 +416,12 @@ static __attribute__((noinline)) void eval_x86_small(const conv_params *p, const
     for (int32_t n = 0; n < p->out_c; n++) {
         int8_t *dst = wpad + (size_t)n * (size_t)kp;
         edge_memset(dst, 0, (size_t)kp);
+        const uint8_t *src = filt + (size_t)n * (size_t)p->k;
         for (int32_t ky = 0; ky < p->k_h; ky++)
-            for (int32_t kx = 0; kx < p->k_w; kx++)
-                for (int32_t ch = 0; ch < c; ch++)
-                    dst[(ky * g.wpr + kx / g.tpw) * 4 + (kx % g.tpw) * c + ch] = (int8_t)
-                        filt[(((size_t)n * (size_t)p->k_h + (size_t)ky) * (size_t)p->k_w + (size_t)kx) *
-                                 (size_t)c +
-                             (size_t)ch];
+            for (int32_t kx = 0; kx < p->k_w; kx++) {
+                int8_t *word = dst + (ky * g.wpr + kx / g.tpw) * 4 + (kx % g.tpw) * c;
+                for (int32_t ch = 0; ch < c; ch++) word[ch] = (int8_t)*src++;
+            }
     }
     const uint32_t flip = systolic_x86_panel_flip(p->x86);
     const int32_t pixels = p->out_h * p->out_w;
