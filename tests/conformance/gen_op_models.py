@@ -319,6 +319,12 @@ def catalogue():
     add(conv2d_spec("conv_k3_cin1", cin=1, cout=8))
     add(conv2d_spec("conv_k3_cin3_s2_relu6", cin=3, cout=16, s=(2, 2), act="relu6", hw=(12, 12)))
     add(conv2d_spec("conv_k3_c16x32", cin=16, cout=32, hw=(6, 6)))
+    # 1-3 input channels (the x86 first-layer path: whole taps per word,
+    # image-edge words assembled byte by byte).
+    add(conv2d_spec("conv_small_cin2_d2_valid", cin=2, cout=5, dil=(2, 2), pad="VALID", hw=(11, 11)))
+    add(conv2d_spec("conv_small_cin1_k3x5_s21_same", k=(3, 5), s=(2, 1), cin=1, cout=17, hw=(13, 10)))
+    add(conv2d_spec("conv_small_cin1_k3_valid", cin=1, cout=8, pad="VALID", hw=(7, 9)))
+    add(conv2d_spec("conv_small_cin3_d12_same_b2", cin=3, cout=20, dil=(1, 2), batch=2, hw=(9, 10)))
     add(conv2d_spec("conv_k3_batch2", batch=2))
     add(conv2d_spec("conv_k3_pertensor", per_channel=False))
     add(conv2d_spec("conv_k3_s2_valid_relu_pertensor", s=(2, 2), pad="VALID", act="relu",

@@ -12,6 +12,7 @@
  * float32 as reference_ops::Add. NumPy broadcasting up to 6 dimensions;
  * fused RELU / RELU_N1_TO_1 / RELU6.
  */
+#include "../kernels/addsub_x86.h"
 #include "../kernels/broadcast.h"
 #include "../kernels/requant.h"
 #include "../quant.h"
@@ -30,6 +31,9 @@ typedef struct add_params {
     float f_min, f_max;
     int32_t type;
     int32_t pot; /* int16 power-of-two path: only in1_shift/in2_shift used */
+#ifdef EDGE_SYSTOLIC_X86
+    uint8_t x86; /* SYSTOLIC_X86_* for the 8-bit path, chosen at prepare */
+#endif
 } add_params;
 
 /* TFLite's CheckedLog2: x counts as a power of two when log2(x) is within
@@ -84,28 +88,68 @@ static void add_lut_8(const add_params *p, const uint8_t *x, const uint8_t *y, u
     }
 }
 
+#ifdef EDGE_SYSTOLIC_X86
+/* The vector kernel's constants (built per run: the params stay small). */
+static addsub_x86_q x86_q(const add_params *p) {
+    addsub_x86_q q;
+    q.off1 = p->in1_offset;
+    q.off2 = p->in2_offset;
+    q.out_off = p->out_offset;
+    q.left_shift = p->left_shift;
+    q.m1 = p->in1_mult;
+    q.m2 = p->in2_mult;
+    q.mo = p->out_mult;
+    q.r1 = -p->in1_shift;
+    q.r2 = -p->in2_shift;
+    q.ro = -p->out_shift;
+    q.act_min = p->act_min;
+    q.act_max = p->act_max;
+    q.sub = 0;
+    q.is_unsigned = p->type == EDGE_UINT8;
+    return q;
+}
+#endif
+
+/* The vector 8-bit path's share of a run (0 without one); the scalar
+ * loop does the rest. */
+static int64_t row_x86(const add_params *p, const void *a, int64_t sa, const void *b, int64_t sb,
+                       void *out, int64_t n) {
+#ifdef EDGE_SYSTOLIC_X86
+    if (p->x86) {
+        const addsub_x86_q q = x86_q(p);
+        return addsub_x86_run(p->x86, &q, (const uint8_t *)a, sa, (const uint8_t *)b, sb, (uint8_t *)out,
+                              n);
+    }
+#else
+    (void)p, (void)a, (void)sa, (void)b, (void)sb, (void)out, (void)n;
+#endif
+    return 0;
+}
+
 static void row_s8(const void *ctx, const void *a, int64_t sa, const void *b, int64_t sb, void *out,
                    int64_t n) {
     const add_params *p = (const add_params *)ctx;
-    if (sa == 1 && sb == 1 && n >= ADD_LUT_MIN) {
+    const int64_t i0 = row_x86(p, a, sa, b, sb, out, n);
+    if (i0 == 0 && sa == 1 && sb == 1 && n >= ADD_LUT_MIN) {
         add_lut_8(p, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)out, n, 128);
         return;
     }
     const int8_t *x = (const int8_t *)a, *y = (const int8_t *)b;
     int8_t *o = (int8_t *)out;
-    for (int64_t i = 0; i < n; i++) o[i] = (int8_t)add_general(p, x[i * sa], y[i * sb]);
+    for (int64_t i = i0; i < n; i++) o[i] = (int8_t)add_general(p, x[i * sa], y[i * sb]);
 }
 
 static void row_u8(const void *ctx, const void *a, int64_t sa, const void *b, int64_t sb, void *out,
                    int64_t n) {
     const add_params *p = (const add_params *)ctx;
-    if (sa == 1 && sb == 1 && n >= ADD_LUT_MIN) {
+    const int64_t i0 = row_x86(p, a, sa, b, sb, out, n);
+    if (i0 == 0 && sa == 1 && sb == 1 && n >= ADD_LUT_MIN) {
         add_lut_8(p, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)out, n, 0);
         return;
     }
     const uint8_t *x = (const uint8_t *)a, *y = (const uint8_t *)b;
     uint8_t *o = (uint8_t *)out;
-    for (int64_t i = 0; i < n; i++) o[i] = (uint8_t)add_general(p, x[i * sa], y[i * sb]);
+    for (int64_t i = i0; i < n; i++) o[i] = (uint8_t)add_general(p, x[i * sa], y[i * sb]);
 }
 
 static void row_s16(const void *ctx, const void *a, int64_t sa, const void *b, int64_t sb, void *out,
@@ -251,6 +295,12 @@ static edge_status prepare(edge_op_ctx *c) {
             p.in1_shift = sh1;
             p.in2_shift = sh2;
             p.out_shift = sho;
+#ifdef EDGE_SYSTOLIC_X86
+            if (t != EDGE_INT16) {
+                const addsub_x86_q q = x86_q(&p);
+                p.x86 = addsub_x86_ok(&q) ? systolic_x86_level() : (uint8_t)SYSTOLIC_X86_NONE;
+            }
+#endif
         }
     }
 
