@@ -1,0 +1,29 @@
+/*
+ * conv_shape.h — CONV_2D's operand shapes and options, checked once for the
+ * int8 op (conv_2d.c) and its float twin (conv_2d_f.c).
+ */
+#ifndef EDGE_OPS_CONV_SHAPE_H
+#define EDGE_OPS_CONV_SHAPE_H
+
+#include "../edge_internal.h"
+
+/* Conv2DOptions field ids (schema order). */
+enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_ACTIVATION = 3,
+       OPT_DILATION_W = 4, OPT_DILATION_H = 5 };
+
+typedef struct conv_shape {
+    int32_t batches, in_h, in_w, in_c;
+    int32_t out_c, k_h, k_w, f_in_c, groups;
+    int32_t stride_h, stride_w, dil_h, dil_w;
+    int32_t out_h, out_w;
+    int padding, act;
+} conv_shape;
+
+/* 4-D NHWC input/output, OHWI filter (grouped when input channels are a
+ * multiple of the filter's), bias of out_c, the options, and an output
+ * shape that agrees; every index well inside 32 bits. */
+edge_status edge_conv_shape(const edge_op_ctx *c, const edge_tensor_rt *in,
+                            const edge_tensor_rt *filt, const edge_tensor_rt *bias,
+                            const edge_tensor_rt *out, conv_shape *s);
+
+#endif
