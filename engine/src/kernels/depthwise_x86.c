@@ -1,132 +1,215 @@
 /*
- * depthwise_x86.c — the int8 depthwise kernel with AVX2, eight output
- * channels per vector, bit-exact with depthwise.c (same sums, same
- * requantization).
+ * depthwise_x86.c — the int8 depthwise kernel with AVX2, bit-exact with
+ * depthwise.c (the same int32 sums, the same requantization).
  *
- * Built on x86 only, as a function with target("avx2") inside an ordinary
+ * Built on x86 only, as functions with target("avx2") inside an ordinary
  * build: the op's prepare asks the CPU once (depthwise_avx2_usable) and keeps
  * the answer in its params (depthwise_params.simd), so nothing global is
  * written and a CPU without AVX2 runs the portable kernel.
  *
- * Taken: int8, filter offset 0, and either depth multiplier 1 with input
- * channels a multiple of 8 (contiguous loads), or a depth multiplier that is
- * a multiple of 8 (the eight lanes share one input channel: a broadcast).
- * The sum is the reference's: interior pixels start from bias + io * sum(w)
- * and add w * x; border pixels start from the bias and add w * (x + io) over
- * their valid taps only. int32 lanes wrap as the portable kernel's uint32
- * sums do.
+ * The reference sums (x + input_offset) * w over the taps inside the image.
+ * Here each input row is widened once into a row of int16 pairs,
+ *   E[q][oc] = (x[q][ic] + io, x[q + dil_w][ic] + io),  ic = oc / depth_mult,
+ * with 0 for columns outside the image, and the filter into pairs of
+ * horizontally adjacent taps (w[ky][2j][oc], w[ky][2j+1][oc]), a zero
+ * partner for an odd last tap. One vpmaddwd then adds two taps of eight
+ * channels into their int32 lanes exactly, padding taps add 0 and rows
+ * outside the image are skipped: the sum is the reference's integer for
+ * integer, in the same wrap-around int32 arithmetic.
  *
- * Requantization per lane (edge_rq_apply, whose multiplier is never
- * negative here: it comes from non-negative scales): x << left, the 64-bit
- * product with the multiplier, + 2^30, bits 31..62 (the high mul's floor),
- * then gemmlowp's RoundingDivideByPOT: (h >> right) + (rem > threshold).
+ * Order: output rows top to bottom, each row's every channel before the
+ * next row (the memory planner relies on it). Rows are cached in k_h slots
+ * on the stack (host builds only: the memory plan stays the same on every
+ * target); shapes whose slots would not fit run the portable kernel.
  */
 #include "depthwise.h"
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
 #include "requant.h"
 
-#define DWX_BLOCK 64
+#define AVX2_FN __attribute__((target("avx2")))
+#define INLINE_AVX2 static inline __attribute__((always_inline, target("avx2")))
+
+/* Stack bytes for the row slots, the paired filter and the per-channel
+ * constants. */
+#define DWX_STACK_MAX (160 * 1024)
+#define DWX_MAX_KH 16
 
 int depthwise_avx2_usable(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
 
-__attribute__((target("avx2"))) static inline __m256i rq8(__m256i acc, __m256i mult, __m256i left,
-                                                         __m256i right, __m256i mask, __m256i half) {
-    const __m256i x = _mm256_sllv_epi32(acc, left);
-    const __m256i r30 = _mm256_set1_epi64x(1ll << 30);
-    __m256i e = _mm256_add_epi64(_mm256_mul_epi32(x, mult), r30);
-    __m256i o = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(mult, 32)), r30);
-    e = _mm256_srli_epi64(e, 31);
-    o = _mm256_slli_epi64(_mm256_srli_epi64(o, 31), 32);
-    const __m256i h = _mm256_blend_epi32(e, o, 0xAA);
-    const __m256i rem = _mm256_and_si256(h, mask);
-    const __m256i thr = _mm256_sub_epi32(half, _mm256_srai_epi32(h, 31));
-    return _mm256_sub_epi32(_mm256_srav_epi32(h, right), _mm256_cmpgt_epi32(rem, thr));
+/* Per-channel constants, eight channels per block, each a vector. */
+typedef struct dwx_rq {
+    int32_t bias[8], mult[8], mult_odd[8], left[8], right[8], mask[8], half[8];
+} dwx_rq;
+
+typedef struct dwx_geom {
+    int32_t entries; /* pair entries per slot row */
+    int32_t pairs;   /* tap pairs per filter row */
+    int32_t slot_bytes;
+} dwx_geom;
+
+static dwx_geom geometry(const depthwise_params *p) {
+    dwx_geom g;
+    g.entries = (p->out_w - 1) * p->stride_w + (p->k_w - 1) * p->dil_w + 1;
+    g.pairs = (p->k_w + 1) / 2;
+    g.slot_bytes = g.entries * p->out_c * 4;
+    return g;
 }
 
-__attribute__((target("avx2"))) static inline __m256i load8(const int8_t *p) {
-    return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p));
+static int64_t stack_need(const depthwise_params *p, const dwx_geom *g) {
+    const int64_t c = p->out_c;
+    return (int64_t)p->k_h * g->slot_bytes + (int64_t)p->k_h * g->pairs * c * 4 +
+           (c / 8) * (int64_t)sizeof(dwx_rq);
 }
 
-__attribute__((target("avx2"))) static inline __m256i ld(const int32_t *p) {
-    return _mm256_loadu_si256((const __m256i *)(const void *)p);
-}
-
-__attribute__((target("avx2"))) int depthwise_s8_avx2(const depthwise_params *p, const int8_t *in,
-                                                      const int8_t *filt, int8_t *out) {
-    const int32_t dm = p->depth_mult, in_c = p->in_c, out_c = p->out_c;
-    const int bcast = dm % 8 == 0;
-    if (p->is_unsigned || p->filter_offset != 0 || !(bcast || (dm == 1 && in_c % 8 == 0))) return 0;
-    int32_t folded[DWX_BLOCK], bias0[DWX_BLOCK], mult[DWX_BLOCK], left[DWX_BLOCK], right[DWX_BLOCK],
-        mask[DWX_BLOCK], half[DWX_BLOCK];
-    const int32_t io = p->input_offset, oo = p->output_offset;
-    const int32_t k_h = p->k_h, k_w = p->k_w, dil_h = p->dil_h, dil_w = p->dil_w;
-    const int32_t in_h = p->in_h, in_w = p->in_w;
-    const size_t row = (size_t)in_w * (size_t)in_c, taps = (size_t)k_h * (size_t)k_w;
-    const __m256i voo = _mm256_set1_epi32(oo), vlo = _mm256_set1_epi32(p->act_min),
-                  vhi = _mm256_set1_epi32(p->act_max), vio = _mm256_set1_epi32(io);
-    for (int32_t b = 0; b < p->batches; b++) {
-        const int8_t *img = in + (size_t)b * (size_t)in_h * row;
-        int8_t *out_img = out + (size_t)b * (size_t)p->out_h * (size_t)p->out_w * (size_t)out_c;
-        for (int32_t c0 = 0; c0 < out_c; c0 += DWX_BLOCK) {
-            const int32_t nc = out_c - c0 < DWX_BLOCK ? out_c - c0 : DWX_BLOCK;
-            for (int32_t j = 0; j < nc; j++) {
-                uint32_t wsum = 0;
-                for (size_t t = 0; t < taps; t++) {
-                    const int32_t f = filt[t * (size_t)out_c + (size_t)(c0 + j)];
-                    wsum += (uint32_t)f;
-                }
-                bias0[j] = p->bias ? p->bias[c0 + j] : 0;
-                folded[j] = (int32_t)((uint32_t)bias0[j] + wsum * (uint32_t)io);
-                const int32_t ch = p->per_channel ? c0 + j : 0;
-                const edge_rq r = edge_rq_make(p->multiplier[ch], p->shift[ch]);
-                mult[j] = r.mult;
-                left[j] = r.left;
-                right[j] = r.right;
-                mask[j] = (int32_t)(((uint32_t)1 << r.right) - 1u);
-                half[j] = mask[j] >> 1;
+/* Widen input row `src` (in_w pixels of in_c) into slot `dst`. */
+AVX2_FN static void build_row(const depthwise_params *p, const dwx_geom *g, const int8_t *src,
+                              int16_t *dst) {
+    const int32_t c = p->out_c, dm = p->depth_mult, in_c = p->in_c, in_w = p->in_w, d = p->dil_w;
+    const int16_t io = p->input_offset;
+    const __m128i vio = _mm_set1_epi16(io);
+    for (int32_t e = 0; e < g->entries; e++) {
+        const int32_t qa = e - p->pad_w, qb = qa + d;
+        const int ina = qa >= 0 && qa < in_w, inb = qb >= 0 && qb < in_w;
+        int16_t *row = dst + (int64_t)e * c * 2;
+        if (dm == 1 && ina && inb) {
+            const int8_t *xa = src + (int64_t)qa * in_c, *xb = src + (int64_t)qb * in_c;
+            for (int32_t oc = 0; oc < c; oc += 8) {
+                const __m128i a = _mm_add_epi16(
+                    _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(xa + oc))), vio);
+                const __m128i b = _mm_add_epi16(
+                    _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(xb + oc))), vio);
+                _mm_storeu_si128((__m128i *)(void *)(row + 2 * oc), _mm_unpacklo_epi16(a, b));
+                _mm_storeu_si128((__m128i *)(void *)(row + 2 * oc + 8), _mm_unpackhi_epi16(a, b));
             }
-            for (int32_t oy = 0; oy < p->out_h; oy++) {
-                const int32_t iy0 = oy * p->stride_h - p->pad_h;
-                int32_t ky_lo = 0, ky_hi = k_h;
-                while (ky_lo < k_h && iy0 + (int64_t)ky_lo * dil_h < 0) ky_lo++;
-                while (ky_hi > ky_lo && iy0 + (int64_t)(ky_hi - 1) * dil_h >= in_h) ky_hi--;
-                for (int32_t ox = 0; ox < p->out_w; ox++) {
-                    const int32_t ix0 = ox * p->stride_w - p->pad_w;
-                    int32_t kx_lo = 0, kx_hi = k_w;
-                    while (kx_lo < k_w && ix0 + (int64_t)kx_lo * dil_w < 0) kx_lo++;
-                    while (kx_hi > kx_lo && ix0 + (int64_t)(kx_hi - 1) * dil_w >= in_w) kx_hi--;
-                    const int inside = ky_lo == 0 && ky_hi == k_h && kx_lo == 0 && kx_hi == k_w;
-                    const __m256i xo = inside ? _mm256_setzero_si256() : vio;
-                    const int32_t *init = inside ? folded : bias0;
-                    int8_t *dst = out_img + ((size_t)oy * (size_t)p->out_w + (size_t)ox) * (size_t)out_c +
-                                  (size_t)c0;
-                    for (int32_t g = 0; g < nc; g += 8) {
-                        const int32_t oc = c0 + g;
-                        /* Input channel of these eight outputs (dm == 1: the same index). */
-                        const size_t ic = (size_t)(oc / dm);
-                        __m256i acc = ld(init + g);
-                        for (int32_t ky = ky_lo; ky < ky_hi; ky++) {
-                            const int8_t *srow = img + (size_t)(iy0 + ky * dil_h) * row + ic;
-                            const int8_t *wrow = filt + (size_t)ky * (size_t)k_w * (size_t)out_c + (size_t)oc;
-                            for (int32_t kx = kx_lo; kx < kx_hi; kx++) {
-                                const int8_t *s = srow + (size_t)(ix0 + kx * dil_w) * (size_t)in_c;
-                                __m256i x = bcast ? _mm256_set1_epi32(*s) : load8(s);
-                                x = _mm256_add_epi32(x, xo);
-                                acc = _mm256_add_epi32(acc, _mm256_mullo_epi32(x, load8(wrow + (size_t)kx * (size_t)out_c)));
-                            }
+            continue;
+        }
+        for (int32_t oc = 0; oc < c; oc++) {
+            const int32_t ic = oc / dm;
+            row[2 * oc] = (int16_t)(ina ? src[(int64_t)qa * in_c + ic] + io : 0);
+            row[2 * oc + 1] = (int16_t)(inb ? src[(int64_t)qb * in_c + ic] + io : 0);
+        }
+    }
+}
+
+/* requant.h's steps on eight lanes with per-lane constants (multiplier
+ * >= 0): h = floor(((x << left) * mult + 2^30) / 2^31), then gemmlowp's
+ * RoundingDivideByPOT (h >> right) + (remainder > half + [h < 0]). */
+INLINE_AVX2 __m256i requant8(__m256i x, const dwx_rq *q) {
+    const __m256i r30 = _mm256_set1_epi64x((long long)1 << 30);
+    const __m256i ld = _mm256_loadu_si256((const __m256i *)(const void *)q->left);
+    x = _mm256_sllv_epi32(x, ld);
+    __m256i e = _mm256_mul_epi32(x, _mm256_loadu_si256((const __m256i *)(const void *)q->mult));
+    __m256i o = _mm256_mul_epi32(_mm256_srli_epi64(x, 32),
+                                 _mm256_loadu_si256((const __m256i *)(const void *)q->mult_odd));
+    e = _mm256_srli_epi64(_mm256_add_epi64(e, r30), 31);
+    o = _mm256_slli_epi64(_mm256_add_epi64(o, r30), 1);
+    const __m256i h = _mm256_blend_epi32(e, o, 0xAA);
+    const __m256i rem = _mm256_and_si256(h, _mm256_loadu_si256((const __m256i *)(const void *)q->mask));
+    const __m256i thr = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(const void *)q->half),
+                                         _mm256_srai_epi32(h, 31));
+    return _mm256_sub_epi32(
+        _mm256_srav_epi32(h, _mm256_loadu_si256((const __m256i *)(const void *)q->right)),
+        _mm256_cmpgt_epi32(rem, thr));
+}
+
+/* Two results of eight channels to bytes (offset, clamp): a's 8 then b's. */
+INLINE_AVX2 __m128i to_bytes(__m256i a, __m256i b, __m256i oo16, __m128i lo, __m128i hi) {
+    __m256i v = _mm256_adds_epi16(_mm256_packs_epi32(a, b), oo16); /* a0-3 b0-3 | a4-7 b4-7 */
+    v = _mm256_packs_epi16(v, v);
+    v = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5));
+    return _mm_min_epi8(_mm_max_epi8(_mm256_castsi256_si128(v), lo), hi);
+}
+
+AVX2_FN int depthwise_s8_avx2(const depthwise_params *p, const int8_t *in, const int8_t *filt, int8_t *out) {
+    const int32_t c = p->out_c;
+    if (p->is_unsigned || p->filter_offset != 0 || c % 8 != 0 || p->k_h > DWX_MAX_KH) return 0;
+    const dwx_geom g = geometry(p);
+    if (stack_need(p, &g) > DWX_STACK_MAX) return 0;
+    _Alignas(32) uint8_t stack[DWX_STACK_MAX];
+    int16_t *slots = (int16_t *)(void *)stack;
+    int16_t *wp = slots + (int64_t)p->k_h * g.slot_bytes / 2;
+    dwx_rq *rq = (dwx_rq *)(void *)(wp + (int64_t)p->k_h * g.pairs * c * 2);
+    int32_t tag[DWX_MAX_KH];
+
+    /* The filter as tap pairs, [ky][pair][oc][2]. */
+    for (int32_t ky = 0; ky < p->k_h; ky++)
+        for (int32_t j = 0; j < g.pairs; j++)
+            for (int32_t oc = 0; oc < c; oc++) {
+                const int32_t kx = 2 * j;
+                int16_t *dst = wp + (((int64_t)ky * g.pairs + j) * c + oc) * 2;
+                dst[0] = filt[((int64_t)ky * p->k_w + kx) * c + oc];
+                dst[1] = (int16_t)(kx + 1 < p->k_w ? filt[((int64_t)ky * p->k_w + kx + 1) * c + oc] : 0);
+            }
+    for (int32_t oc = 0; oc < c; oc++) {
+        dwx_rq *q = &rq[oc / 8];
+        const int32_t l = oc % 8, i = p->per_channel ? oc : 0;
+        const edge_rq r = edge_rq_make(p->multiplier[i], p->shift[i]);
+        q->bias[l] = p->bias ? p->bias[oc] : 0;
+        q->mult[l] = r.mult;
+        q->left[l] = r.left;
+        q->right[l] = r.right;
+        q->mask[l] = (int32_t)(((uint32_t)1 << r.right) - 1u);
+        q->half[l] = q->mask[l] >> 1;
+    }
+    for (int32_t b = 0; b < c / 8; b++)
+        for (int32_t l = 0; l < 8; l++) rq[b].mult_odd[l] = rq[b].mult[l | 1];
+
+    const __m256i oo16 = _mm256_set1_epi16(p->output_offset);
+    const __m128i lo = _mm_set1_epi8((char)p->act_min), hi = _mm_set1_epi8((char)p->act_max);
+    const int64_t in_row = (int64_t)p->in_w * p->in_c, out_row = (int64_t)p->out_w * c;
+    /* In int16: one output pixel on, one tap pair on. */
+    const int64_t step = (int64_t)p->stride_w * c * 2, pstep = (int64_t)2 * p->dil_w * c * 2;
+    const int32_t np = g.pairs, ow = p->out_w;
+    for (int32_t bt = 0; bt < p->batches; bt++) {
+        const int8_t *img = in + (int64_t)bt * p->in_h * in_row;
+        int8_t *out_img = out + (int64_t)bt * p->out_h * out_row;
+        for (int32_t s = 0; s < p->k_h; s++) tag[s] = -1;
+        for (int32_t oy = 0; oy < p->out_h; oy++) {
+            /* The row of each filter row, or NULL outside the image. */
+            const int16_t *rows[DWX_MAX_KH];
+            const int16_t *wrow[DWX_MAX_KH];
+            int32_t nr = 0;
+            for (int32_t ky = 0; ky < p->k_h; ky++) {
+                const int32_t iy = oy * p->stride_h - p->pad_h + ky * p->dil_h;
+                if (iy < 0 || iy >= p->in_h) continue;
+                /* Consecutive rows take distinct slots; dilated ones one per ky. */
+                const int32_t s = p->dil_h == 1 ? iy % p->k_h : ky;
+                int16_t *slot = slots + (int64_t)s * g.slot_bytes / 2;
+                if (tag[s] != iy) {
+                    build_row(p, &g, img + (int64_t)iy * in_row, slot);
+                    tag[s] = iy;
+                }
+                rows[nr] = slot;
+                wrow[nr++] = wp + (int64_t)ky * np * c * 2;
+            }
+            int8_t *dst = out_img + (int64_t)oy * out_row;
+            for (int32_t c0 = 0; c0 < c; c0 += 8) {
+                const dwx_rq *q = &rq[c0 / 8];
+                const __m256i bias = _mm256_loadu_si256((const __m256i *)(const void *)q->bias);
+                int32_t ox = 0;
+                for (; ox < ow; ox += 2) {
+                    const int two = ox + 1 < ow;
+                    __m256i a0 = bias, a1 = bias;
+                    for (int32_t r = 0; r < nr; r++) {
+                        const int16_t *e0 = rows[r] + (int64_t)ox * step + (int64_t)c0 * 2;
+                        const int16_t *w = wrow[r] + (int64_t)c0 * 2;
+                        for (int32_t j = 0; j < np; j++) {
+                            const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(w + (int64_t)j * c * 2));
+                            const int16_t *e = e0 + (int64_t)j * pstep;
+                            a0 = _mm256_add_epi32(
+                                a0, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(const void *)e), wv));
+                            if (two)
+                                a1 = _mm256_add_epi32(
+                                    a1, _mm256_madd_epi16(
+                                            _mm256_loadu_si256((const __m256i *)(const void *)(e + step)), wv));
                         }
-                        __m256i v = rq8(acc, ld(mult + g), ld(left + g), ld(right + g), ld(mask + g), ld(half + g));
-                        v = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(v, voo), vlo), vhi);
-                        const __m256i p16 = _mm256_packs_epi32(v, v);
-                        const __m256i p8 = _mm256_packs_epi16(p16, p16);
-                        const int32_t lo4 = _mm256_cvtsi256_si32(p8);
-                        const int32_t hi4 = _mm_cvtsi128_si32(_mm256_extracti128_si256(p8, 1));
-                        __builtin_memcpy(dst + g, &lo4, 4);
-                        __builtin_memcpy(dst + g + 4, &hi4, 4);
                     }
+                    const __m128i v = to_bytes(requant8(a0, q), requant8(a1, q), oo16, lo, hi);
+                    _mm_storel_epi64((__m128i *)(void *)(dst + (int64_t)ox * c + c0), v);
+                    if (two) _mm_storel_epi64((__m128i *)(void *)(dst + (int64_t)(ox + 1) * c + c0), _mm_srli_si128(v, 8));
                 }
             }
         }

@@ -93,9 +93,27 @@ void systolic_x86_panel_conv(uint8_t *panel, const int8_t *img, const systolic_x
                              int32_t px0, int32_t mr, int32_t group);
 
 /* C for the panel's first mr rows (all p->n channels): row r to
- * out + r * out_stride. p->bias must be shifted by systolic_x86_bias_shift. */
+ * out + r * out_stride. For VNNI p->bias must be shifted by
+ * systolic_x86_bias_shift. */
 void systolic_x86_panel_gemm(uint8_t level, const systolic_params *p, const uint8_t *panel,
                              int32_t mr, int8_t *out, int32_t out_stride);
+
+/* The AVX2 kernel's per-channel constants: the (effective) bias and
+ * requant.h's steps for the multiplier. An eval builds them once for all
+ * its channels (systolic_avx2.c). */
+typedef struct systolic_x86_rq {
+    int32_t bias, mult, left, right, mask, half;
+} systolic_x86_rq;
+
+/* rq[j] for channels c0 + j, j < nc, from p->bias, multiplier, shift. */
+void systolic_x86_rq_table(const systolic_params *p, int32_t c0, int32_t nc, systolic_x86_rq *rq);
+
+/* The AVX2 panel GEMM with its table (rq[c] for c < p->n), and without one
+ * (built per call, 16 channels at a time). */
+void systolic_x86_panel_gemm_rq(const systolic_params *p, const systolic_x86_rq *rq,
+                                const uint8_t *panel, int32_t mr, int8_t *out, int32_t out_stride);
+void systolic_x86_panel_gemm_avx2(const systolic_params *p, const uint8_t *panel, int32_t mr,
+                                  int8_t *out, int32_t out_stride);
 
 /* The int8 tile of systolic.c's systolic_gemm for p->simd != 0 (any m:
  * FULLY_CONNECTED): acc[c] = sum_{i<k} (a[i] + 128) * w[c * ws + i],

@@ -284,6 +284,9 @@ static void im2col_row(const conv_params *p, const uint8_t *img, int32_t oy, int
  * way on the stack, zeros in the unused bytes, so whatever those bytes of
  * the word hold adds nothing. The sums are the same integers as im2col's. */
 enum { SMALL_MAX_WORDS = 64, SMALL_MAX_WEIGHTS = 8192 };
+/* Channels whose AVX2 requantization table an eval builds on its stack
+ * (24 KiB); wider convs build it per panel. */
+enum { X86_RQ_TABLE_MAX = 1024 };
 
 typedef struct small_geom {
     int32_t tpw; /* taps per word */
@@ -372,7 +375,7 @@ static void small_row(const conv_params *p, const small_geom *g, const uint8_t *
 static __attribute__((noinline)) void eval_x86_small(const conv_params *p, const uint8_t *in,
                                                      const uint8_t *filt, uint8_t *out,
                                                      const int32_t *eff_bias, const int32_t *mult,
-                                                     const int8_t *shift) {
+                                                     const int8_t *shift, const systolic_x86_rq *rq) {
     uint8_t panel[SYSTOLIC_X86_PANEL_ROWS * 4 * SMALL_MAX_WORDS] __attribute__((aligned(64)));
     int8_t wpad[SMALL_MAX_WEIGHTS];
     const small_geom g = small_geometry(p);
@@ -411,15 +414,17 @@ static __attribute__((noinline)) void eval_x86_small(const conv_params *p, const
             for (int32_t r = mr; r < SYSTOLIC_X86_PANEL_ROWS; r++)
                 for (int32_t q = 0; q < g.nq; q++)
                     edge_memset(panel + 4 * (q * SYSTOLIC_X86_PANEL_ROWS + r), 0, 4);
-            systolic_x86_panel_gemm(p->x86, &sp, panel, mr,
-                                    (int8_t *)(out_img + (size_t)px0 * (size_t)p->out_c), p->out_c);
+            int8_t *dst = (int8_t *)(out_img + (size_t)px0 * (size_t)p->out_c);
+            if (rq) systolic_x86_panel_gemm_rq(&sp, rq, panel, mr, dst, p->out_c);
+            else systolic_x86_panel_gemm(p->x86, &sp, panel, mr, dst, p->out_c);
         }
     }
 }
 
 /* The x86 panel kernel: 16 output pixels at a time, all channels of a group. */
 static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *filt, uint8_t *out,
-                     const int32_t *eff_bias, const int32_t *mult, const int8_t *shift) {
+                     const int32_t *eff_bias, const int32_t *mult, const int8_t *shift,
+                     const systolic_x86_rq *rq) {
     uint8_t panel[SYSTOLIC_X86_PANEL_ROWS * SYSTOLIC_X86_MAX_K] __attribute__((aligned(64)));
     uint8_t rowbuf[SYSTOLIC_X86_MAX_K];
     static const uint8_t zeros[SYSTOLIC_X86_MAX_K] = {0};
@@ -456,9 +461,9 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
                 sp.bias = eff_bias + (size_t)g * (size_t)gn;
                 sp.multiplier = p->sp.per_channel ? mult + (size_t)g * (size_t)gn : mult;
                 sp.shift = p->sp.per_channel ? shift + (size_t)g * (size_t)gn : shift;
-                systolic_x86_panel_gemm(p->x86, &sp, panel, mr,
-                                        (int8_t *)(out_img + (size_t)px0 * (size_t)p->out_c + (size_t)g * (size_t)gn),
-                                        p->out_c);
+                int8_t *dst = (int8_t *)(out_img + (size_t)px0 * (size_t)p->out_c + (size_t)g * (size_t)gn);
+                if (rq) systolic_x86_panel_gemm_rq(&sp, rq + (size_t)g * (size_t)gn, panel, mr, dst, p->out_c);
+                else systolic_x86_panel_gemm(p->x86, &sp, panel, mr, dst, p->out_c);
             }
         }
     }
@@ -490,10 +495,22 @@ static edge_status eval(edge_op_ctx *c) {
     }
 #ifdef EDGE_SYSTOLIC_X86
     if (p->x86) {
+        /* AVX2: the per-channel requantization constants, once per eval. */
+        systolic_x86_rq table[X86_RQ_TABLE_MAX];
+        const systolic_x86_rq *rq = 0;
+        if (p->x86 == SYSTOLIC_X86_AVX2 && p->out_c <= X86_RQ_TABLE_MAX) {
+            systolic_params whole = p->sp;
+            whole.n = p->out_c;
+            whole.bias = eff_bias;
+            whole.multiplier = mult;
+            whole.shift = shift;
+            systolic_x86_rq_table(&whole, 0, p->out_c, table);
+            rq = table;
+        }
         if (small_ok(p))
-            eval_x86_small(p, in, filt, out, eff_bias, mult, shift);
+            eval_x86_small(p, in, filt, out, eff_bias, mult, shift, rq);
         else
-            eval_x86(p, in, filt, out, eff_bias, mult, shift);
+            eval_x86(p, in, filt, out, eff_bias, mult, shift, rq);
         return EDGE_OK;
     }
 #endif

@@ -1,0 +1,227 @@
+/*
+ * systolic_avx2.c — the int8 systolic kernel's AVX2 panel GEMM (see
+ * systolic_x86.h), for x86-64 hosts without AVX-512 VNNI.
+ *
+ * The panel holds 16 activation rows, four k per 32-bit word: x0 = rows
+ * 0-7, x1 = rows 8-15 of each word. Every weight word W[c][4q..4q+3] is
+ * broadcast from the weights in place and multiplied with vpmaddubsw as
+ * |x| * (w * sign(x)): |x| <= 128 is unsigned, w * sign(x) stays a signed
+ * byte when no weight is -128 (checked at prepare), and each pair sum is at
+ * most 2 * 128 * 127 < 2^15, so the int16 saturation never triggers;
+ * vpmaddwd by ones widens the pairs into int32 lanes, one lane per row.
+ * Sums wrap like the portable kernel's uint32 sums.
+ *
+ * Four channels at a time keep eight accumulators in registers. Each
+ * channel is then requantized at once (requant.h's gemmlowp steps on eight
+ * lanes, constants from a per-channel table built once per eval), packed
+ * to bytes and clamped, and sixteen channels' bytes are transposed into
+ * the output rows. The packs leave the rows in the order PACK_ROW below,
+ * which the transpose carries through to the stores.
+ */
+#include "systolic_x86.h"
+
+#ifdef EDGE_SYSTOLIC_X86
+
+#include <immintrin.h>
+
+#include "requant.h"
+
+#define AVX2_FN __attribute__((target("avx2")))
+#define INLINE_AVX2 static inline __attribute__((always_inline, target("avx2")))
+
+void systolic_x86_rq_table(const systolic_params *p, int32_t c0, int32_t nc, systolic_x86_rq *rq) {
+    for (int32_t j = 0; j < nc; j++) {
+        const int32_t c = c0 + j, i = p->per_channel ? c : 0;
+        const edge_rq r = edge_rq_make(p->multiplier[i], p->shift[i]);
+        rq[j].bias = p->bias ? p->bias[c] : 0;
+        rq[j].mult = r.mult;
+        rq[j].left = r.left;
+        rq[j].right = r.right;
+        rq[j].mask = (int32_t)(((uint32_t)1 << r.right) - 1u);
+        rq[j].half = rq[j].mask >> 1;
+    }
+}
+
+static inline int32_t load4(const int8_t *p) {
+    int32_t v;
+    __builtin_memcpy(&v, p, 4);
+    return v;
+}
+
+/* The last, partial word of a weight row, without reading past k. */
+static inline int32_t load_tail(const int8_t *p, int32_t n) {
+    uint32_t v = 0;
+    for (int32_t i = 0; i < n; i++) v |= (uint32_t)(uint8_t)p[i] << (8 * i);
+    return (int32_t)v;
+}
+
+/* acc += |x| * (w * sign(x)) summed per 4 bytes. */
+INLINE_AVX2 __m256i mac4(__m256i acc, __m256i ax, __m256i x, __m256i wb) {
+    const __m256i p = _mm256_maddubs_epi16(ax, _mm256_sign_epi8(wb, x));
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(p, _mm256_set1_epi16(1)));
+}
+
+/* a[2j] (rows 0-7), a[2j+1] (rows 8-15) = panel . W[j] for j < J; w rows
+ * are k apart; kf full words, then the partial one if k % 4. */
+#define DEFINE_DOT(J)                                                                            \
+    INLINE_AVX2 void dot_##J(const uint8_t *panel, const int8_t *w, int32_t k, __m256i *acc) {   \
+        const int32_t kf = k >> 2;                                                               \
+        __m256i a[2 * J];                                                                        \
+        _Pragma("GCC unroll 8") for (int j = 0; j < 2 * J; j++) a[j] = _mm256_setzero_si256();   \
+        const uint8_t *pq = panel;                                                               \
+        for (int32_t q = 0; q < kf; q++, pq += 64) {                                             \
+            const __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)pq);            \
+            const __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(pq + 32));     \
+            const __m256i ax0 = _mm256_abs_epi8(x0), ax1 = _mm256_abs_epi8(x1);                  \
+            _Pragma("GCC unroll 4") for (int j = 0; j < J; j++) {                                \
+                const __m256i wb = _mm256_set1_epi32(load4(w + j * k + 4 * q));                  \
+                a[2 * j] = mac4(a[2 * j], ax0, x0, wb);                                          \
+                a[2 * j + 1] = mac4(a[2 * j + 1], ax1, x1, wb);                                  \
+            }                                                                                    \
+        }                                                                                        \
+        if (k & 3) {                                                                             \
+            const __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)pq);            \
+            const __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(pq + 32));     \
+            const __m256i ax0 = _mm256_abs_epi8(x0), ax1 = _mm256_abs_epi8(x1);                  \
+            _Pragma("GCC unroll 4") for (int j = 0; j < J; j++) {                                \
+                const __m256i wb = _mm256_set1_epi32(load_tail(w + j * k + 4 * kf, k & 3));      \
+                a[2 * j] = mac4(a[2 * j], ax0, x0, wb);                                          \
+                a[2 * j + 1] = mac4(a[2 * j + 1], ax1, x1, wb);                                  \
+            }                                                                                    \
+        }                                                                                        \
+        _Pragma("GCC unroll 8") for (int j = 0; j < 2 * J; j++) acc[j] = a[j];                   \
+    }
+DEFINE_DOT(4)
+DEFINE_DOT(1)
+
+/* requant.h's edge_rq_apply on eight lanes (multiplier >= 0), plus the
+ * bias: x = (acc + bias) << left; h = floor((x * mult + 2^30) / 2^31) from
+ * the even and odd 64-bit products; then gemmlowp's RoundingDivideByPOT:
+ * (h >> right) + (remainder > half + [h < 0]). */
+INLINE_AVX2 __m256i requant8(__m256i acc, const systolic_x86_rq *q) {
+    const __m256i r30 = _mm256_set1_epi64x((long long)1 << 30);
+    const __m256i m = _mm256_set1_epi32(q->mult);
+    const __m256i x = _mm256_sll_epi32(_mm256_add_epi32(acc, _mm256_set1_epi32(q->bias)),
+                                       _mm_cvtsi32_si128(q->left));
+    __m256i e = _mm256_add_epi64(_mm256_mul_epi32(x, m), r30);
+    __m256i o = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), m), r30);
+    e = _mm256_srli_epi64(e, 31); /* low dword: bits 31..62 */
+    o = _mm256_slli_epi64(o, 1);  /* high dword: bits 31..62 */
+    const __m256i h = _mm256_blend_epi32(e, o, 0xAA);
+    const __m256i rem = _mm256_and_si256(h, _mm256_set1_epi32(q->mask));
+    const __m256i thr = _mm256_sub_epi32(_mm256_set1_epi32(q->half), _mm256_srai_epi32(h, 31));
+    return _mm256_sub_epi32(_mm256_sra_epi32(h, _mm_cvtsi32_si128(q->right)),
+                            _mm256_cmpgt_epi32(rem, thr));
+}
+
+/* One channel's 16 rows requantized and offset, as int16 in PACK_ROW
+ * order: [rows 0-3, 8-11 | rows 4-7, 12-15] (vpackssdw works per lane).
+ * Saturating to int16 first and adding the offset with saturation gives the
+ * same bytes after the final clamp as the int32 sum would. */
+INLINE_AVX2 __m256i channel16(__m256i lo, __m256i hi, const systolic_x86_rq *q, __m256i oo16) {
+    return _mm256_adds_epi16(_mm256_packs_epi32(requant8(lo, q), requant8(hi, q)), oo16);
+}
+
+/* Two channels' int16 (channel16) to bytes: lane 0 channel a, lane 1
+ * channel b, both in PACK_ROW order, clamped. */
+INLINE_AVX2 __m256i channel_pair(__m256i a, __m256i b, __m256i lo8, __m256i hi8) {
+    const __m256i v = _mm256_permute4x64_epi64(_mm256_packs_epi16(a, b), 0xD8);
+    return _mm256_min_epi8(_mm256_max_epi8(v, lo8), hi8);
+}
+
+/* Where each of a tile's 16 positions comes from (see channel16). */
+static const uint8_t PACK_ROW[16] = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15};
+
+/* 16 x 16 bytes: in[j] holds channel j's 16 positions; out[i] position i's
+ * 16 channels. */
+INLINE_AVX2 void transpose16(const __m128i *in, __m128i *out) {
+    __m128i b[16], c[16], d[16];
+    for (int i = 0; i < 8; i++) {
+        b[2 * i] = _mm_unpacklo_epi8(in[2 * i], in[2 * i + 1]);
+        b[2 * i + 1] = _mm_unpackhi_epi8(in[2 * i], in[2 * i + 1]);
+    }
+    for (int g = 0; g < 4; g++) {
+        const __m128i *s = b + 4 * g;
+        c[4 * g] = _mm_unpacklo_epi16(s[0], s[2]);
+        c[4 * g + 1] = _mm_unpackhi_epi16(s[0], s[2]);
+        c[4 * g + 2] = _mm_unpacklo_epi16(s[1], s[3]);
+        c[4 * g + 3] = _mm_unpackhi_epi16(s[1], s[3]);
+    }
+    for (int g = 0; g < 2; g++) {
+        const __m128i *s = c + 8 * g;
+        for (int i = 0; i < 4; i++) {
+            d[8 * g + 2 * i] = _mm_unpacklo_epi32(s[i], s[i + 4]);
+            d[8 * g + 2 * i + 1] = _mm_unpackhi_epi32(s[i], s[i + 4]);
+        }
+    }
+    for (int i = 0; i < 8; i++) {
+        out[2 * i] = _mm_unpacklo_epi64(d[i], d[i + 8]);
+        out[2 * i + 1] = _mm_unpackhi_epi64(d[i], d[i + 8]);
+    }
+}
+
+/* Up to 16 channels c0 .. c0 + nc - 1 of the panel's rows. */
+AVX2_FN static void block16(const systolic_params *p, const systolic_x86_rq *rq, const uint8_t *panel,
+                            int32_t mr, int32_t c0, int32_t nc, int8_t *out, int32_t out_stride) {
+    const int32_t k = p->k;
+    const int8_t *w = (const int8_t *)p->weights + (int64_t)c0 * k;
+    const __m256i oo16 = _mm256_set1_epi16((int16_t)p->output_offset);
+    const __m256i lo8 = _mm256_set1_epi8((char)p->act_min), hi8 = _mm256_set1_epi8((char)p->act_max);
+    __m256i pairs[8]; /* channel bytes, two channels per vector */
+    __m256i acc[8], ch[16];
+    int32_t j = 0;
+    for (; j + 4 <= nc; j += 4) {
+        dot_4(panel, w + (int64_t)j * k, k, acc);
+        for (int i = 0; i < 4; i++) ch[j + i] = channel16(acc[2 * i], acc[2 * i + 1], rq + j + i, oo16);
+    }
+    for (; j < nc; j++) {
+        dot_1(panel, w + (int64_t)j * k, k, acc);
+        ch[j] = channel16(acc[0], acc[1], rq + j, oo16);
+    }
+    for (; j < 16; j++) ch[j] = _mm256_setzero_si256();
+    const int32_t np = (nc + 1) / 2;
+    for (int32_t i = 0; i < np; i++) pairs[i] = channel_pair(ch[2 * i], ch[2 * i + 1], lo8, hi8);
+    for (int32_t i = np; i < 8; i++) pairs[i] = _mm256_setzero_si256();
+    __m128i tile[16], rows[16];
+    for (int i = 0; i < 8; i++) {
+        tile[2 * i] = _mm256_castsi256_si128(pairs[i]);
+        tile[2 * i + 1] = _mm256_extracti128_si256(pairs[i], 1);
+    }
+    transpose16(tile, rows);
+    for (int i = 0; i < 16; i++) {
+        const int32_t r = PACK_ROW[i];
+        if (r >= mr) continue;
+        int8_t *dst = out + (int64_t)r * out_stride + c0;
+        if (nc == 16) {
+            _mm_storeu_si128((__m128i *)(void *)dst, rows[i]);
+        } else if (nc == 8) {
+            _mm_storel_epi64((__m128i *)(void *)dst, rows[i]);
+        } else {
+            int8_t b[16];
+            _mm_storeu_si128((__m128i *)(void *)b, rows[i]);
+            for (int32_t c = 0; c < nc; c++) dst[c] = b[c];
+        }
+    }
+}
+
+void systolic_x86_panel_gemm_rq(const systolic_params *p, const systolic_x86_rq *rq,
+                                const uint8_t *panel, int32_t mr, int8_t *out, int32_t out_stride) {
+    for (int32_t c0 = 0; c0 < p->n; c0 += 16) {
+        const int32_t nc = p->n - c0 < 16 ? p->n - c0 : 16;
+        block16(p, rq + c0, panel, mr, c0, nc, out, out_stride);
+    }
+}
+
+void systolic_x86_panel_gemm_avx2(const systolic_params *p, const uint8_t *panel, int32_t mr,
+                                  int8_t *out, int32_t out_stride) {
+    systolic_x86_rq rq[16];
+    for (int32_t c0 = 0; c0 < p->n; c0 += 16) {
+        const int32_t nc = p->n - c0 < 16 ? p->n - c0 : 16;
+        systolic_x86_rq_table(p, c0, nc, rq);
+        block16(p, rq, panel, mr, c0, nc, out, out_stride);
+    }
+}
+
+#else
+typedef int systolic_avx2_unused;
+#endif
