@@ -36,12 +36,15 @@
  * constants. */
 #define DWX_STACK_MAX (160 * 1024)
 #define DWX_MAX_KH 16
+#define DWX_MAX_TAPS 64 /* tap pairs of a filter: k_h * ceil(k_w / 2) */
 
 int depthwise_avx2_usable(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
 
 /* Per-channel constants, eight channels per block, each a vector. */
 typedef struct dwx_rq {
     int32_t bias[8], mult[8], mult_odd[8], left[8], right[8], mask[8], half[8];
+    int16_t out_offset;
+    char act_min, act_max;
 } dwx_rq;
 
 typedef struct dwx_geom {
@@ -64,32 +67,78 @@ static int64_t stack_need(const depthwise_params *p, const dwx_geom *g) {
            (c / 8) * (int64_t)sizeof(dwx_rq);
 }
 
-/* Widen input row `src` (in_w pixels of in_c) into slot `dst`. */
-AVX2_FN static void build_row(const depthwise_params *p, const dwx_geom *g, const int8_t *src,
+/* Entries e and e + 1 of eight channels from the widened a = x[q] + io
+ * and b = x[q + dil] + io: unpack makes (a, b) pairs per 128-bit lane. */
+INLINE_AVX2 void store_pairs16(int16_t *dst, __m256i a, __m256i b) {
+    const __m256i lo = _mm256_unpacklo_epi16(a, b), hi = _mm256_unpackhi_epi16(a, b);
+    _mm256_storeu_si256((__m256i *)(void *)dst, _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256((__m256i *)(void *)(dst + 16), _mm256_permute2x128_si256(lo, hi, 0x31));
+}
+
+INLINE_AVX2 __m256i widen16(const int8_t *x, __m256i io) {
+    return _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)x)), io);
+}
+
+INLINE_AVX2 __m128i widen8(const int8_t *x, int in, __m128i io) {
+    return in ? _mm_add_epi16(_mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)x)), io)
+              : _mm_setzero_si128();
+}
+
+/* Widen input row `src` (in_w pixels of in_c) into slot `dst`: the entries
+ * every gap-th (the others are never read: see depthwise_s8_avx2). */
+AVX2_FN static void build_row(const depthwise_params *p, const dwx_geom *g, int32_t gap, const int8_t *src,
                               int16_t *dst) {
     const int32_t c = p->out_c, dm = p->depth_mult, in_c = p->in_c, in_w = p->in_w, d = p->dil_w;
     const int16_t io = p->input_offset;
     const __m128i vio = _mm_set1_epi16(io);
-    for (int32_t e = 0; e < g->entries; e++) {
+    const __m256i vio2 = _mm256_set1_epi16(io);
+    /* Entries whose two columns are both inside the image, when every one
+     * is built: one flat run of values in the source and in the slot. */
+    int32_t e_lo = 0, e_hi = 0;
+    if (dm == 1 && gap == 1) {
+        e_lo = p->pad_w < g->entries ? p->pad_w : g->entries;
+        e_hi = in_w - d + p->pad_w < g->entries ? in_w - d + p->pad_w : g->entries;
+        if (e_hi < e_lo) e_hi = e_lo;
+        const int8_t *xa = src + (int64_t)(e_lo - p->pad_w) * in_c;
+        int16_t *row = dst + (int64_t)e_lo * c * 2;
+        const int64_t n = (int64_t)(e_hi - e_lo) * c;
+        int64_t f = 0;
+        for (; f + 16 <= n; f += 16)
+            store_pairs16(row + 2 * f, widen16(xa + f, vio2), widen16(xa + f + (int64_t)d * c, vio2));
+        if (f < n) { /* eight values left (c is a multiple of 8) */
+            const __m128i a = widen8(xa + f, 1, vio), b = widen8(xa + f + (int64_t)d * c, 1, vio);
+            _mm_storeu_si128((__m128i *)(void *)(row + 2 * f), _mm_unpacklo_epi16(a, b));
+            _mm_storeu_si128((__m128i *)(void *)(row + 2 * f + 8), _mm_unpackhi_epi16(a, b));
+        }
+    }
+    for (int32_t e = 0; e < g->entries; e += gap) {
+        if (e == e_lo && e_hi > e_lo) {
+            e = e_hi - gap; /* (gap is 1 here) */
+            continue;
+        }
         const int32_t qa = e - p->pad_w, qb = qa + d;
         const int ina = qa >= 0 && qa < in_w, inb = qb >= 0 && qb < in_w;
         int16_t *row = dst + (int64_t)e * c * 2;
-        if (dm == 1 && ina && inb) {
+        if (dm == 1) {
+            /* Columns outside the image: zeros (x + io of the padding). */
             const int8_t *xa = src + (int64_t)qa * in_c, *xb = src + (int64_t)qb * in_c;
-            for (int32_t oc = 0; oc < c; oc += 8) {
-                const __m128i a = _mm_add_epi16(
-                    _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(xa + oc))), vio);
-                const __m128i b = _mm_add_epi16(
-                    _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(xb + oc))), vio);
+            int32_t oc = 0;
+            if (ina && inb)
+                for (; oc + 16 <= c; oc += 16) store_pairs16(row + 2 * oc, widen16(xa + oc, vio2), widen16(xb + oc, vio2));
+            for (; oc < c; oc += 8) {
+                const __m128i a = widen8(xa + oc, ina, vio), b = widen8(xb + oc, inb, vio);
                 _mm_storeu_si128((__m128i *)(void *)(row + 2 * oc), _mm_unpacklo_epi16(a, b));
                 _mm_storeu_si128((__m128i *)(void *)(row + 2 * oc + 8), _mm_unpackhi_epi16(a, b));
             }
             continue;
         }
-        for (int32_t oc = 0; oc < c; oc++) {
-            const int32_t ic = oc / dm;
-            row[2 * oc] = (int16_t)(ina ? src[(int64_t)qa * in_c + ic] + io : 0);
-            row[2 * oc + 1] = (int16_t)(inb ? src[(int64_t)qb * in_c + ic] + io : 0);
+        for (int32_t ic = 0, oc = 0; ic < in_c; ic++) {
+            const int16_t a = (int16_t)(ina ? src[(int64_t)qa * in_c + ic] + io : 0);
+            const int16_t b = (int16_t)(inb ? src[(int64_t)qb * in_c + ic] + io : 0);
+            for (int32_t m = 0; m < dm; m++, oc++) {
+                row[2 * oc] = a;
+                row[2 * oc + 1] = b;
+            }
         }
     }
 }
@@ -123,9 +172,44 @@ INLINE_AVX2 __m128i to_bytes(__m256i a, __m256i b, __m256i oo16, __m128i lo, __m
     return _mm_min_epi8(_mm_max_epi8(_mm256_castsi256_si128(v), lo), hi);
 }
 
+/* Channels c0 .. c0 + 7 of one output row, two pixels per step. Tap pair
+ * t reads the entries at base + off[t] (+ step per pixel) with the weights
+ * wt[t]; nt is a constant where the caller specialises (unrolled). */
+INLINE_AVX2 void row_block(const int16_t *base, const int64_t *off, const int16_t *const *wt, int32_t nt,
+                           int32_t ow, int64_t step, int32_t c, int32_t c0, const dwx_rq *q, int8_t *dst) {
+    const __m256i bias = _mm256_loadu_si256((const __m256i *)(const void *)q->bias);
+    const __m256i oo16 = _mm256_set1_epi16(q->out_offset);
+    const __m128i lo = _mm_set1_epi8(q->act_min), hi = _mm_set1_epi8(q->act_max);
+    __m256i wv[DWX_MAX_TAPS];
+#pragma GCC unroll 16
+    for (int32_t t = 0; t < nt; t++) wv[t] = _mm256_loadu_si256((const __m256i *)(const void *)(wt[t] + c0 * 2));
+    const int16_t *e = base + (int64_t)c0 * 2;
+    int8_t *d0 = dst + c0;
+    for (int32_t ox = 0; ox < ow; ox += 2, e += 2 * step, d0 += 2 * c) {
+        /* The second pixel's entries exist only when it does. */
+        const int two = ox + 1 < ow;
+        const int64_t s1 = two ? step : 0;
+        __m256i a0 = bias, a1 = bias;
+#pragma GCC unroll 16
+        for (int32_t t = 0; t < nt; t++) {
+            a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(e + off[t])), wv[t]));
+            a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(e + off[t] + s1)), wv[t]));
+        }
+        const __m128i v = to_bytes(requant8(a0, q), requant8(a1, q), oo16, lo, hi);
+        if (two && c == 8) {
+            _mm_storeu_si128((__m128i *)(void *)d0, v);
+        } else {
+            _mm_storel_epi64((__m128i *)(void *)d0, v);
+            if (two) _mm_storel_epi64((__m128i *)(void *)(d0 + c), _mm_srli_si128(v, 8));
+        }
+    }
+}
+
 AVX2_FN int depthwise_s8_avx2(const depthwise_params *p, const int8_t *in, const int8_t *filt, int8_t *out) {
     const int32_t c = p->out_c;
-    if (p->is_unsigned || p->filter_offset != 0 || c % 8 != 0 || p->k_h > DWX_MAX_KH) return 0;
+    if (p->is_unsigned || p->filter_offset != 0 || c % 8 != 0 || p->k_h > DWX_MAX_KH ||
+        p->k_h * ((p->k_w + 1) / 2) > DWX_MAX_TAPS)
+        return 0;
     const dwx_geom g = geometry(p);
     if (stack_need(p, &g) > DWX_STACK_MAX) return 0;
     _Alignas(32) uint8_t stack[DWX_STACK_MAX];
@@ -154,24 +238,35 @@ AVX2_FN int depthwise_s8_avx2(const depthwise_params *p, const int8_t *in, const
         q->mask[l] = (int32_t)(((uint32_t)1 << r.right) - 1u);
         q->half[l] = q->mask[l] >> 1;
     }
-    for (int32_t b = 0; b < c / 8; b++)
+    for (int32_t b = 0; b < c / 8; b++) {
         for (int32_t l = 0; l < 8; l++) rq[b].mult_odd[l] = rq[b].mult[l | 1];
+        rq[b].out_offset = p->output_offset;
+        rq[b].act_min = (char)p->act_min;
+        rq[b].act_max = (char)p->act_max;
+    }
 
-    const __m256i oo16 = _mm256_set1_epi16(p->output_offset);
-    const __m128i lo = _mm_set1_epi8((char)p->act_min), hi = _mm_set1_epi8((char)p->act_max);
     const int64_t in_row = (int64_t)p->in_w * p->in_c, out_row = (int64_t)p->out_w * c;
     /* In int16: one output pixel on, one tap pair on. */
     const int64_t step = (int64_t)p->stride_w * c * 2, pstep = (int64_t)2 * p->dil_w * c * 2;
     const int32_t np = g.pairs, ow = p->out_w;
+    /* Entries read: ox * stride_w + 2 * j * dil_w, all multiples of gap. */
+    int32_t gap = p->stride_w, rest = 2 * p->dil_w;
+    while (rest) {
+        const int32_t t = gap % rest;
+        gap = rest;
+        rest = t;
+    }
     for (int32_t bt = 0; bt < p->batches; bt++) {
         const int8_t *img = in + (int64_t)bt * p->in_h * in_row;
         int8_t *out_img = out + (int64_t)bt * p->out_h * out_row;
         for (int32_t s = 0; s < p->k_h; s++) tag[s] = -1;
         for (int32_t oy = 0; oy < p->out_h; oy++) {
-            /* The row of each filter row, or NULL outside the image. */
-            const int16_t *rows[DWX_MAX_KH];
-            const int16_t *wrow[DWX_MAX_KH];
-            int32_t nr = 0;
+            /* The tap pairs of the filter rows inside the image: entries
+             * relative to the first slot in use, and their weights. */
+            int64_t off[DWX_MAX_TAPS];
+            const int16_t *wt[DWX_MAX_TAPS];
+            const int16_t *base = 0;
+            int32_t nt = 0;
             for (int32_t ky = 0; ky < p->k_h; ky++) {
                 const int32_t iy = oy * p->stride_h - p->pad_h + ky * p->dil_h;
                 if (iy < 0 || iy >= p->in_h) continue;
@@ -179,37 +274,33 @@ AVX2_FN int depthwise_s8_avx2(const depthwise_params *p, const int8_t *in, const
                 const int32_t s = p->dil_h == 1 ? iy % p->k_h : ky;
                 int16_t *slot = slots + (int64_t)s * g.slot_bytes / 2;
                 if (tag[s] != iy) {
-                    build_row(p, &g, img + (int64_t)iy * in_row, slot);
+                    build_row(p, &g, gap, img + (int64_t)iy * in_row, slot);
                     tag[s] = iy;
                 }
-                rows[nr] = slot;
-                wrow[nr++] = wp + (int64_t)ky * np * c * 2;
+                if (!base) base = slot;
+                for (int32_t j = 0; j < np; j++, nt++) {
+                    off[nt] = (slot - base) + (int64_t)j * pstep;
+                    wt[nt] = wp + ((int64_t)ky * np + j) * c * 2;
+                }
             }
             int8_t *dst = out_img + (int64_t)oy * out_row;
+            if (!nt) { /* no filter row inside the image: the bias alone */
+                static const int64_t zoff[1] = {0};
+                static const int16_t zw[16] = {0};
+                const int16_t *zwt[1] = {zw};
+                for (int32_t c0 = 0; c0 < c; c0 += 8)
+                    row_block(zw, zoff, zwt, 1, ow, 0, c, 0, &rq[c0 / 8], dst + c0);
+                continue;
+            }
             for (int32_t c0 = 0; c0 < c; c0 += 8) {
                 const dwx_rq *q = &rq[c0 / 8];
-                const __m256i bias = _mm256_loadu_si256((const __m256i *)(const void *)q->bias);
-                int32_t ox = 0;
-                for (; ox < ow; ox += 2) {
-                    const int two = ox + 1 < ow;
-                    __m256i a0 = bias, a1 = bias;
-                    for (int32_t r = 0; r < nr; r++) {
-                        const int16_t *e0 = rows[r] + (int64_t)ox * step + (int64_t)c0 * 2;
-                        const int16_t *w = wrow[r] + (int64_t)c0 * 2;
-                        for (int32_t j = 0; j < np; j++) {
-                            const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(w + (int64_t)j * c * 2));
-                            const int16_t *e = e0 + (int64_t)j * pstep;
-                            a0 = _mm256_add_epi32(
-                                a0, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(const void *)e), wv));
-                            if (two)
-                                a1 = _mm256_add_epi32(
-                                    a1, _mm256_madd_epi16(
-                                            _mm256_loadu_si256((const __m256i *)(const void *)(e + step)), wv));
-                        }
-                    }
-                    const __m128i v = to_bytes(requant8(a0, q), requant8(a1, q), oo16, lo, hi);
-                    _mm_storel_epi64((__m128i *)(void *)(dst + (int64_t)ox * c + c0), v);
-                    if (two) _mm_storel_epi64((__m128i *)(void *)(dst + (int64_t)(ox + 1) * c + c0), _mm_srli_si128(v, 8));
+                /* The usual tap counts get a constant (unrolled) loop. */
+                switch (nt) {
+                case 6: row_block(base, off, wt, 6, ow, step, c, c0, q, dst); break;
+                case 4: row_block(base, off, wt, 4, ow, step, c, c0, q, dst); break;
+                case 3: row_block(base, off, wt, 3, ow, step, c, c0, q, dst); break;
+                case 2: row_block(base, off, wt, 2, ow, step, c, c0, q, dst); break;
+                default: row_block(base, off, wt, nt, ow, step, c, c0, q, dst); break;
                 }
             }
         }
