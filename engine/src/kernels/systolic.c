@@ -245,7 +245,8 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
     const int32_t k = p->k, n = p->n;
 #ifdef EDGE_SYSTOLIC_X86
     if (p->simd && !p->is_unsigned && p->requant == SYSTOLIC_REQUANT_DOUBLE) {
-        systolic_x86_gemm_double(p, rows, m, out, out_stride);
+        if (p->simd == SYSTOLIC_X86_AVX2) systolic_x86_gemm_double_avx2(p, rows, m, out, out_stride);
+        else systolic_x86_gemm_double(p, rows, m, out, out_stride);
         return;
     }
 #endif
@@ -271,7 +272,7 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
                     tile_dot_u8((const uint8_t *)rows[r0 + r],
                                 (const uint8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);
 #ifdef EDGE_SYSTOLIC_X86
-                else if (p->simd)
+                else if (p->simd == SYSTOLIC_X86_VNNI)
                     systolic_x86_tile_dot((const int8_t *)rows[r0 + r],
                                           (const int8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);
 #endif

@@ -222,6 +222,123 @@ void systolic_x86_panel_gemm_avx2(const systolic_params *p, const uint8_t *panel
     }
 }
 
+/* ---- FULLY_CONNECTED: one activation row against eight weight rows ---- */
+
+/* edge_round (half away from zero) on four doubles: trunc, then one step
+ * away from zero when the dropped part is >= 0.5; NaN and infinities fall
+ * through (the comparison is false) to the conversion's INT32_MIN, as the
+ * scalar double_to_i32 does. */
+INLINE_AVX2 __m128i round_to_i32(__m256d x) {
+    const __m256d t = _mm256_round_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __m256d d = _mm256_andnot_pd(_mm256_set1_pd(-0.0), _mm256_sub_pd(x, t));
+    const __m256d up = _mm256_cmp_pd(d, _mm256_set1_pd(0.5), _CMP_GE_OQ);
+    const __m256d one = _mm256_or_pd(_mm256_and_pd(x, _mm256_set1_pd(-0.0)), _mm256_set1_pd(1.0));
+    return _mm256_cvttpd_epi32(_mm256_add_pd(t, _mm256_and_pd(up, one)));
+}
+
+/* Eight int32 lanes (a, b, c, d, ... h) summed each into one lane. */
+INLINE_AVX2 __m256i sum8(const __m256i *a) {
+    const __m256i ab = _mm256_hadd_epi32(a[0], a[1]), cd = _mm256_hadd_epi32(a[2], a[3]);
+    const __m256i ef = _mm256_hadd_epi32(a[4], a[5]), gh = _mm256_hadd_epi32(a[6], a[7]);
+    const __m256i abcd = _mm256_hadd_epi32(ab, cd), efgh = _mm256_hadd_epi32(ef, gh);
+    return _mm256_add_epi32(_mm256_permute2x128_si256(abcd, efgh, 0x20),
+                            _mm256_permute2x128_si256(abcd, efgh, 0x31));
+}
+
+/* x . W[j] for J weight rows (k apart), 32 k per step, the k % 32 tail
+ * left to the caller; a[j] holds eight partial sums. */
+#define DEFINE_ROW_DOT(J)                                                                         \
+    INLINE_AVX2 void row_dot_##J(const int8_t *x, const int8_t *w, int32_t k, int32_t kv,          \
+                                 __m256i *out) {                                                  \
+        const __m256i ones = _mm256_set1_epi16(1);                                                \
+        __m256i a[J];                                                                             \
+        _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) a[j] = _mm256_setzero_si256();        \
+        for (int32_t i = 0; i < kv; i += 32) {                                                    \
+            const __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)(x + i));        \
+            const __m256i ax = _mm256_abs_epi8(xv);                                               \
+            _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) {                                 \
+                const __m256i wv =                                                                \
+                    _mm256_loadu_si256((const __m256i *)(const void *)(w + (int64_t)j * k + i));  \
+                a[j] = _mm256_add_epi32(                                                          \
+                    a[j], _mm256_madd_epi16(_mm256_maddubs_epi16(ax, _mm256_sign_epi8(wv, xv)), ones)); \
+            }                                                                                     \
+        }                                                                                         \
+        _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) out[j] = a[j];                        \
+    }
+DEFINE_ROW_DOT(8)
+DEFINE_ROW_DOT(1)
+
+/* Channels c0 .. c0 + nc - 1 (nc <= 8) of row x: the int32 dot products
+ * in lanes 0 .. nc - 1. */
+INLINE_AVX2 __m256i dot8_row(const int8_t *x, const int8_t *w, int32_t k, int32_t nc) {
+    __m256i a[8];
+    const int32_t kv = k & ~31;
+    if (nc == 8) {
+        row_dot_8(x, w, k, kv, a);
+    } else {
+        for (int32_t j = 0; j < 8; j++) {
+            if (j < nc) row_dot_1(x, w + (int64_t)j * k, k, kv, a + j);
+            else a[j] = _mm256_setzero_si256();
+        }
+    }
+    __m256i s = sum8(a);
+    if (kv < k) {
+        int32_t t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (int32_t j = 0; j < nc; j++) {
+            uint32_t v = 0;
+            for (int32_t i = kv; i < k; i++) v += (uint32_t)((int32_t)x[i] * w[(int64_t)j * k + i]);
+            t[j] = (int32_t)v;
+        }
+        s = _mm256_add_epi32(s, _mm256_loadu_si256((const __m256i *)(const void *)t));
+    }
+    return s;
+}
+
+AVX2_FN void systolic_x86_gemm_double_avx2(const systolic_params *p, const void *const *rows, int32_t m,
+                                           void *out, int32_t out_stride) {
+    const int32_t k = p->k, n = p->n;
+    const int8_t *w = (const int8_t *)p->weights;
+    const __m256i oo = _mm256_set1_epi32(p->output_offset);
+    const __m256i lo = _mm256_set1_epi32(p->act_min), hi = _mm256_set1_epi32(p->act_max);
+    for (int32_t r = 0; r < m; r++) {
+        const int8_t *x = (const int8_t *)rows[r];
+        int8_t *dst = (int8_t *)out + (int64_t)r * out_stride;
+        for (int32_t c0 = 0; c0 < n; c0 += 8) {
+            const int32_t nc = n - c0 < 8 ? n - c0 : 8;
+            __m256i bias = _mm256_setzero_si256();
+            __m256d s0 = _mm256_set1_pd(p->scale[0]), s1 = s0;
+            if (nc == 8) {
+                if (p->bias) bias = _mm256_loadu_si256((const __m256i *)(const void *)(p->bias + c0));
+                if (p->per_channel) s0 = _mm256_loadu_pd(p->scale + c0), s1 = _mm256_loadu_pd(p->scale + c0 + 4);
+            } else {
+                int32_t b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+                double sc[8];
+                for (int32_t j = 0; j < 8; j++) {
+                    if (j < nc && p->bias) b[j] = p->bias[c0 + j];
+                    sc[j] = p->scale[p->per_channel ? c0 + (j < nc ? j : 0) : 0];
+                }
+                bias = _mm256_loadu_si256((const __m256i *)(const void *)b);
+                s0 = _mm256_loadu_pd(sc);
+                s1 = _mm256_loadu_pd(sc + 4);
+            }
+            __m256i v = _mm256_add_epi32(dot8_row(x, w + (int64_t)c0 * k, k, nc), bias);
+            const __m128i q0 = round_to_i32(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(v)), s0));
+            const __m128i q1 = round_to_i32(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(v, 1)), s1));
+            v = _mm256_add_epi32(_mm256_set_m128i(q1, q0), oo);
+            v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
+            const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+            const __m128i b8 = _mm_packs_epi16(w16, w16);
+            if (nc == 8) {
+                _mm_storel_epi64((__m128i *)(void *)(dst + c0), b8);
+            } else {
+                int8_t t[16];
+                _mm_storeu_si128((__m128i *)(void *)t, b8);
+                for (int32_t j = 0; j < nc; j++) dst[c0 + j] = t[j];
+            }
+        }
+    }
+}
+
 #else
 typedef int systolic_avx2_unused;
 #endif

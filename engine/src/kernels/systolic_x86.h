@@ -128,5 +128,14 @@ void systolic_x86_tile_dot(const int8_t *a, const int8_t *w, int32_t ws, int32_t
 void systolic_x86_gemm_double(const systolic_params *p, const void *const *rows, int32_t m,
                               void *out, int32_t out_stride);
 
+/* systolic_gemm for p->simd == SYSTOLIC_X86_AVX2, int8, symmetric weights
+ * without -128 (systolic_x86_weights_ok), double-scale requantization
+ * (LiteRT's FULLY_CONNECTED): eight channels of a row at a time,
+ * vpmaddubsw on |a| and w * sign(a), the bias, round(double(acc) * scale)
+ * half away from zero with x86's INT32_MIN for out-of-range, offset and
+ * clamp (systolic_avx2.c). */
+void systolic_x86_gemm_double_avx2(const systolic_params *p, const void *const *rows, int32_t m,
+                                   void *out, int32_t out_stride);
+
 #endif
 #endif

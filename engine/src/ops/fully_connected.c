@@ -133,9 +133,19 @@ static edge_status prepare(edge_op_ctx *c) {
     sp->requant = EDGE_FC_REQUANT_DOUBLE ? SYSTOLIC_REQUANT_DOUBLE : SYSTOLIC_REQUANT_FIXED;
     sp->is_unsigned = (uint8_t)is_u8;
 #ifdef EDGE_SYSTOLIC_X86
-    /* The x86 tile is VNNI's; AVX2-only hosts keep the portable one. */
-    sp->simd = !is_u8 && systolic_x86_level() == SYSTOLIC_X86_VNNI ? (uint8_t)SYSTOLIC_X86_VNNI
-                                                                   : (uint8_t)SYSTOLIC_X86_NONE;
+    /* VNNI takes any int8 weights; the AVX2 GEMV (double-scale
+     * requantization only) needs them constant, symmetric and free of -128. */
+    sp->simd = SYSTOLIC_X86_NONE;
+    if (!is_u8) {
+        const uint8_t level = systolic_x86_level();
+        systolic_params whole = *sp;
+        whole.weights = w->t.data;
+        if (level == SYSTOLIC_X86_VNNI)
+            sp->simd = SYSTOLIC_X86_VNNI;
+        else if (level == SYSTOLIC_X86_AVX2 && sp->requant == SYSTOLIC_REQUANT_DOUBLE && w->is_const &&
+                 sp->filter_offset == 0 && systolic_x86_weights_ok(&whole))
+            sp->simd = SYSTOLIC_X86_AVX2;
+    }
 #endif
     p->batch = (int32_t)batch;
     p->scale_off = scale_off;
@@ -149,7 +159,7 @@ static edge_status prepare(edge_op_ctx *c) {
         systolic_fold_bias(&whole, bias ? (const int32_t *)bias->t.data : 0,
                            (int32_t *)(base + bias_off));
 #ifdef EDGE_SYSTOLIC_X86
-        if (sp->simd) systolic_x86_bias_shift(&whole, (int32_t *)(base + bias_off));
+        if (sp->simd == SYSTOLIC_X86_VNNI) systolic_x86_bias_shift(&whole, (int32_t *)(base + bias_off));
 #endif
     }
     return EDGE_OK;
@@ -168,7 +178,7 @@ static edge_status eval(edge_op_ctx *c) {
         int32_t *eff = (int32_t *)c->scratch;
         systolic_fold_bias(&sp, bias ? (const int32_t *)bias->t.data : 0, eff);
 #ifdef EDGE_SYSTOLIC_X86
-        if (sp.simd) systolic_x86_bias_shift(&sp, eff);
+        if (sp.simd == SYSTOLIC_X86_VNNI) systolic_x86_bias_shift(&sp, eff);
 #endif
         sp.bias = eff;
     } else {
