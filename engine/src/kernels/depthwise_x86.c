@@ -27,7 +27,6 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-#include "requant.h"
 
 #define AVX2_FN __attribute__((target("avx2")))
 #define INLINE_AVX2 static inline __attribute__((always_inline, target("avx2")))
@@ -143,6 +142,56 @@ AVX2_FN static void build_row(const depthwise_params *p, const dwx_geom *g, int3
     }
 }
 
+/* The filter as tap pairs, [ky][pair][oc][2]: (w[ky][2j][oc],
+ * w[ky][2j + 1][oc]), 0 for the partner of an odd last tap. */
+AVX2_FN static void build_filter(const depthwise_params *p, const dwx_geom *g, const int8_t *filt,
+                                 int16_t *wp) {
+    const int32_t c = p->out_c;
+    const __m256i zero = _mm256_setzero_si256();
+    for (int32_t ky = 0; ky < p->k_h; ky++)
+        for (int32_t j = 0; j < g->pairs; j++) {
+            const int8_t *wa = filt + ((int64_t)ky * p->k_w + 2 * j) * c;
+            const int has_b = 2 * j + 1 < p->k_w;
+            int16_t *dst = wp + ((int64_t)ky * g->pairs + j) * c * 2;
+            int32_t oc = 0;
+            for (; oc + 16 <= c; oc += 16)
+                store_pairs16(dst + 2 * oc, widen16(wa + oc, zero), has_b ? widen16(wa + c + oc, zero) : zero);
+            for (; oc < c; oc += 8) {
+                const __m128i a = widen8(wa + oc, 1, _mm_setzero_si128());
+                const __m128i b = widen8(wa + c + oc, has_b, _mm_setzero_si128());
+                _mm_storeu_si128((__m128i *)(void *)(dst + 2 * oc), _mm_unpacklo_epi16(a, b));
+                _mm_storeu_si128((__m128i *)(void *)(dst + 2 * oc + 8), _mm_unpackhi_epi16(a, b));
+            }
+        }
+}
+
+/* requant.h's constants for eight channels at a time. */
+AVX2_FN static void build_rq(const depthwise_params *p, dwx_rq *rq) {
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+    __m256i mult = _mm256_set1_epi32(p->multiplier[0]), shift = _mm256_set1_epi32(p->shift[0]);
+    for (int32_t b = 0; b < p->out_c / 8; b++) {
+        const int32_t oc = 8 * b;
+        if (p->per_channel) {
+            mult = _mm256_loadu_si256((const __m256i *)(const void *)(p->multiplier + oc));
+            shift = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p->shift + oc)));
+        }
+        const __m256i right = _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero);
+        const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
+        dwx_rq *q = &rq[b];
+        _mm256_storeu_si256((__m256i *)(void *)q->bias,
+                            p->bias ? _mm256_loadu_si256((const __m256i *)(const void *)(p->bias + oc)) : zero);
+        _mm256_storeu_si256((__m256i *)(void *)q->mult, mult);
+        _mm256_storeu_si256((__m256i *)(void *)q->mult_odd, _mm256_shuffle_epi32(mult, 0xF5));
+        _mm256_storeu_si256((__m256i *)(void *)q->left, _mm256_max_epi32(shift, zero));
+        _mm256_storeu_si256((__m256i *)(void *)q->right, right);
+        _mm256_storeu_si256((__m256i *)(void *)q->mask, mask);
+        _mm256_storeu_si256((__m256i *)(void *)q->half, _mm256_srli_epi32(mask, 1));
+        q->out_offset = p->output_offset;
+        q->act_min = (char)p->act_min;
+        q->act_max = (char)p->act_max;
+    }
+}
+
 /* requant.h's steps on eight lanes with per-lane constants (multiplier
  * >= 0): h = floor(((x << left) * mult + 2^30) / 2^31), then gemmlowp's
  * RoundingDivideByPOT (h >> right) + (remainder > half + [h < 0]). */
@@ -218,33 +267,8 @@ AVX2_FN int depthwise_s8_avx2(const depthwise_params *p, const int8_t *in, const
     dwx_rq *rq = (dwx_rq *)(void *)(wp + (int64_t)p->k_h * g.pairs * c * 2);
     int32_t tag[DWX_MAX_KH];
 
-    /* The filter as tap pairs, [ky][pair][oc][2]. */
-    for (int32_t ky = 0; ky < p->k_h; ky++)
-        for (int32_t j = 0; j < g.pairs; j++)
-            for (int32_t oc = 0; oc < c; oc++) {
-                const int32_t kx = 2 * j;
-                int16_t *dst = wp + (((int64_t)ky * g.pairs + j) * c + oc) * 2;
-                dst[0] = filt[((int64_t)ky * p->k_w + kx) * c + oc];
-                dst[1] = (int16_t)(kx + 1 < p->k_w ? filt[((int64_t)ky * p->k_w + kx + 1) * c + oc] : 0);
-            }
-    for (int32_t oc = 0; oc < c; oc++) {
-        dwx_rq *q = &rq[oc / 8];
-        const int32_t l = oc % 8, i = p->per_channel ? oc : 0;
-        const edge_rq r = edge_rq_make(p->multiplier[i], p->shift[i]);
-        q->bias[l] = p->bias ? p->bias[oc] : 0;
-        q->mult[l] = r.mult;
-        q->left[l] = r.left;
-        q->right[l] = r.right;
-        q->mask[l] = (int32_t)(((uint32_t)1 << r.right) - 1u);
-        q->half[l] = q->mask[l] >> 1;
-    }
-    for (int32_t b = 0; b < c / 8; b++) {
-        for (int32_t l = 0; l < 8; l++) rq[b].mult_odd[l] = rq[b].mult[l | 1];
-        rq[b].out_offset = p->output_offset;
-        rq[b].act_min = (char)p->act_min;
-        rq[b].act_max = (char)p->act_max;
-    }
-
+    build_filter(p, &g, filt, wp);
+    build_rq(p, rq);
     const int64_t in_row = (int64_t)p->in_w * p->in_c, out_row = (int64_t)p->out_w * c;
     /* In int16: one output pixel on, one tap pair on. */
     const int64_t step = (int64_t)p->stride_w * c * 2, pstep = (int64_t)2 * p->dil_w * c * 2;
