@@ -156,16 +156,133 @@ static void test_avx2_double_requant_matches_portable(void **state) {
     check_double(SYSTOLIC_X86_AVX2);
 }
 
+/* systolic_x86_panel_conv_avx2 against im2col rows stored by
+ * systolic_x86_panel_row, on random geometries (groups, strides,
+ * dilations, padding on every side, partial last panels). */
+static void test_avx2_panel_conv_matches_im2col(void **state) {
+    (void)state;
+    if (systolic_x86_level() < SYSTOLIC_X86_AVX2) skip();
+    static int8_t img[20 * 20 * 64], row[2048];
+    static uint8_t want[16 * 2048], got[16 * 2048];
+    int checked = 0;
+    for (int t = 0; t < 3000; t++) {
+        systolic_x86_conv g;
+        memset(&g, 0, sizeof g);
+        g.in_h = rnd_range(1, 20);
+        g.in_w = rnd_range(1, 20);
+        const int32_t groups = t % 5 == 0 ? rnd_range(2, 4) : 1;
+        g.group_in_c = 4 * rnd_range(1, 16 / groups);
+        g.in_c = g.group_in_c * groups;
+        g.k_h = rnd_range(1, 5);
+        g.k_w = rnd_range(1, 5);
+        g.stride_h = rnd_range(1, 3);
+        g.stride_w = rnd_range(1, 3);
+        g.dil_h = t % 4 == 0 ? rnd_range(1, 3) : 1;
+        g.dil_w = t % 4 == 1 ? rnd_range(1, 3) : 1;
+        g.pad_h = rnd_range(0, (g.k_h - 1) * g.dil_h);
+        g.pad_w = rnd_range(0, (g.k_w - 1) * g.dil_w);
+        const int32_t out_h = (g.in_h + 2 * g.pad_h - (g.k_h - 1) * g.dil_h - 1) / g.stride_h + 1;
+        g.out_w = (g.in_w + 2 * g.pad_w - (g.k_w - 1) * g.dil_w - 1) / g.stride_w + 1;
+        if (out_h <= 0 || g.out_w <= 0) continue;
+        const uint8_t pad = (uint8_t)rnd();
+        g.pad_word = pad * 0x01010101u;
+        const int32_t k = g.k_h * g.k_w * g.group_in_c;
+        if (k > 2048 || !systolic_x86_conv_ok(&g)) continue;
+        for (int32_t i = 0; i < g.in_h * g.in_w * g.in_c; i++) img[i] = (int8_t)rnd();
+        const int32_t pixels = out_h * g.out_w;
+        const int32_t px0 = rnd_range(0, pixels - 1) / 16 * 16, grp = rnd_range(0, groups - 1);
+        const int32_t mr = pixels - px0 < 16 ? pixels - px0 : 16;
+        for (int32_t r = 0; r < mr; r++) {
+            const int32_t oy = (px0 + r) / g.out_w, ox = (px0 + r) % g.out_w;
+            int8_t *d = row;
+            for (int32_t ky = 0; ky < g.k_h; ky++)
+                for (int32_t kx = 0; kx < g.k_w; kx++)
+                    for (int32_t c = 0; c < g.group_in_c; c++) {
+                        const int32_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
+                        const int32_t ix = ox * g.stride_w - g.pad_w + kx * g.dil_w;
+                        const int in = iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
+                        *d++ = in ? img[(iy * g.in_w + ix) * g.in_c + grp * g.group_in_c + c] : (int8_t)pad;
+                    }
+            systolic_x86_panel_row(want, r, row, k, 0);
+        }
+        systolic_x86_panel_conv_avx2(got, img, &g, px0, mr, grp);
+        for (int32_t q = 0; q < k / 4; q++)
+            if (memcmp(want + 64 * q, got + 64 * q, (size_t)(4 * mr)) != 0)
+                fail_msg("case %d: word %d of %dx%dx%d k %dx%d differs", t, q, g.in_h, g.in_w, g.in_c, g.k_h, g.k_w);
+        checked++;
+    }
+    assert_true(checked > 1000);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vnni_panel_matches_portable),
         cmocka_unit_test(test_avx2_panel_matches_portable),
         cmocka_unit_test(test_vnni_double_requant_matches_portable),
         cmocka_unit_test(test_avx2_double_requant_matches_portable),
+        cmocka_unit_test(test_avx2_panel_conv_matches_im2col),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
 
 #else
+/* systolic_x86_panel_conv_avx2 against im2col rows stored by
+ * systolic_x86_panel_row, on random geometries (groups, strides,
+ * dilations, padding on every side, partial last panels). */
+static void test_avx2_panel_conv_matches_im2col(void **state) {
+    (void)state;
+    if (systolic_x86_level() < SYSTOLIC_X86_AVX2) skip();
+    static int8_t img[20 * 20 * 64], row[2048];
+    static uint8_t want[16 * 2048], got[16 * 2048];
+    int checked = 0;
+    for (int t = 0; t < 3000; t++) {
+        systolic_x86_conv g;
+        memset(&g, 0, sizeof g);
+        g.in_h = rnd_range(1, 20);
+        g.in_w = rnd_range(1, 20);
+        const int32_t groups = t % 5 == 0 ? rnd_range(2, 4) : 1;
+        g.group_in_c = 4 * rnd_range(1, 16 / groups);
+        g.in_c = g.group_in_c * groups;
+        g.k_h = rnd_range(1, 5);
+        g.k_w = rnd_range(1, 5);
+        g.stride_h = rnd_range(1, 3);
+        g.stride_w = rnd_range(1, 3);
+        g.dil_h = t % 4 == 0 ? rnd_range(1, 3) : 1;
+        g.dil_w = t % 4 == 1 ? rnd_range(1, 3) : 1;
+        g.pad_h = rnd_range(0, (g.k_h - 1) * g.dil_h);
+        g.pad_w = rnd_range(0, (g.k_w - 1) * g.dil_w);
+        const int32_t out_h = (g.in_h + 2 * g.pad_h - (g.k_h - 1) * g.dil_h - 1) / g.stride_h + 1;
+        g.out_w = (g.in_w + 2 * g.pad_w - (g.k_w - 1) * g.dil_w - 1) / g.stride_w + 1;
+        if (out_h <= 0 || g.out_w <= 0) continue;
+        const uint8_t pad = (uint8_t)rnd();
+        g.pad_word = pad * 0x01010101u;
+        const int32_t k = g.k_h * g.k_w * g.group_in_c;
+        if (k > 2048 || !systolic_x86_conv_ok(&g)) continue;
+        for (int32_t i = 0; i < g.in_h * g.in_w * g.in_c; i++) img[i] = (int8_t)rnd();
+        const int32_t pixels = out_h * g.out_w;
+        const int32_t px0 = rnd_range(0, pixels - 1) / 16 * 16, grp = rnd_range(0, groups - 1);
+        const int32_t mr = pixels - px0 < 16 ? pixels - px0 : 16;
+        for (int32_t r = 0; r < mr; r++) {
+            const int32_t oy = (px0 + r) / g.out_w, ox = (px0 + r) % g.out_w;
+            int8_t *d = row;
+            for (int32_t ky = 0; ky < g.k_h; ky++)
+                for (int32_t kx = 0; kx < g.k_w; kx++)
+                    for (int32_t c = 0; c < g.group_in_c; c++) {
+                        const int32_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
+                        const int32_t ix = ox * g.stride_w - g.pad_w + kx * g.dil_w;
+                        const int in = iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
+                        *d++ = in ? img[(iy * g.in_w + ix) * g.in_c + grp * g.group_in_c + c] : (int8_t)pad;
+                    }
+            systolic_x86_panel_row(want, r, row, k, 0);
+        }
+        systolic_x86_panel_conv_avx2(got, img, &g, px0, mr, grp);
+        for (int32_t q = 0; q < k / 4; q++)
+            if (memcmp(want + 64 * q, got + 64 * q, (size_t)(4 * mr)) != 0)
+                fail_msg("case %d: word %d of %dx%dx%d k %dx%d differs", t, q, g.in_h, g.in_w, g.in_c, g.k_h, g.k_w);
+        checked++;
+    }
+    assert_true(checked > 1000);
+}
+
 int main(void) { return 0; }
 #endif

@@ -339,6 +339,86 @@ AVX2_FN void systolic_x86_gemm_double_avx2(const systolic_params *p, const void 
     }
 }
 
+/* ---- Panels straight from a convolution's input ---- */
+
+/* 16 rows' words j .. j + n - 1 (n = 4, 2 or 1) from src[r] + 4 j into
+ * panel words q = j .. (row r at byte 4 r of each 64-byte word row). */
+INLINE_AVX2 void tap_words(uint8_t *dst, const int8_t *const *src, int32_t words) {
+    int32_t j = 0;
+    for (; j + 4 <= words; j += 4)
+        for (int g = 0; g < 4; g++) {
+            const int8_t *const *s4 = src + 4 * g;
+            const __m128i a0 = _mm_loadu_si128((const __m128i *)(const void *)(s4[0] + 4 * j));
+            const __m128i a1 = _mm_loadu_si128((const __m128i *)(const void *)(s4[1] + 4 * j));
+            const __m128i a2 = _mm_loadu_si128((const __m128i *)(const void *)(s4[2] + 4 * j));
+            const __m128i a3 = _mm_loadu_si128((const __m128i *)(const void *)(s4[3] + 4 * j));
+            const __m128i t0 = _mm_unpacklo_epi32(a0, a1), t1 = _mm_unpacklo_epi32(a2, a3);
+            const __m128i t2 = _mm_unpackhi_epi32(a0, a1), t3 = _mm_unpackhi_epi32(a2, a3);
+            uint8_t *d = dst + 64 * j + 16 * g;
+            _mm_storeu_si128((__m128i *)(void *)d, _mm_unpacklo_epi64(t0, t1));
+            _mm_storeu_si128((__m128i *)(void *)(d + 64), _mm_unpackhi_epi64(t0, t1));
+            _mm_storeu_si128((__m128i *)(void *)(d + 128), _mm_unpacklo_epi64(t2, t3));
+            _mm_storeu_si128((__m128i *)(void *)(d + 192), _mm_unpackhi_epi64(t2, t3));
+        }
+    if (words - j >= 2) {
+        for (int g = 0; g < 4; g++) {
+            const int8_t *const *s4 = src + 4 * g;
+            const __m128i a0 = _mm_loadl_epi64((const __m128i *)(const void *)(s4[0] + 4 * j));
+            const __m128i a1 = _mm_loadl_epi64((const __m128i *)(const void *)(s4[1] + 4 * j));
+            const __m128i a2 = _mm_loadl_epi64((const __m128i *)(const void *)(s4[2] + 4 * j));
+            const __m128i a3 = _mm_loadl_epi64((const __m128i *)(const void *)(s4[3] + 4 * j));
+            const __m128i t0 = _mm_unpacklo_epi32(a0, a1), t1 = _mm_unpacklo_epi32(a2, a3);
+            uint8_t *d = dst + 64 * j + 16 * g;
+            _mm_storeu_si128((__m128i *)(void *)d, _mm_unpacklo_epi64(t0, t1));
+            _mm_storeu_si128((__m128i *)(void *)(d + 64), _mm_unpackhi_epi64(t0, t1));
+        }
+        j += 2;
+    }
+    if (j < words)
+        for (int r = 0; r < 16; r++) __builtin_memcpy(dst + 64 * j + 4 * r, src[r] + 4 * j, 4);
+}
+
+AVX2_FN void systolic_x86_panel_conv_avx2(uint8_t *panel, const int8_t *img, const systolic_x86_conv *g,
+                                          int32_t px0, int32_t mr, int32_t group) {
+    const int32_t gc = g->group_in_c, words = gc / 4;
+    const int32_t span_h = (g->k_h - 1) * g->dil_h, span_w = (g->k_w - 1) * g->dil_w;
+    int8_t pad[SYSTOLIC_X86_MAX_K];
+    int32_t iy0[16], ix0[16];
+    int64_t base[16]; /* offset of each row's first tap (may lie before the image) */
+    int interior = mr == 16;
+    int32_t y = px0 / g->out_w, x = px0 % g->out_w;
+    for (int32_t r = 0; r < mr; r++) {
+        iy0[r] = y * g->stride_h - g->pad_h;
+        ix0[r] = x * g->stride_w - g->pad_w;
+        interior &= iy0[r] >= 0 && iy0[r] + span_h < g->in_h && ix0[r] >= 0 && ix0[r] + span_w < g->in_w;
+        base[r] = ((int64_t)iy0[r] * g->in_w + ix0[r]) * g->in_c + (int64_t)group * gc;
+        if (++x == g->out_w) {
+            x = 0;
+            y++;
+        }
+    }
+    if (!interior) {
+        const uint8_t pb = (uint8_t)(g->pad_word & 0xffu);
+        for (int32_t i = 0; i < gc; i++) pad[i] = (int8_t)pb;
+    }
+    uint8_t *dst = panel;
+    const int8_t *src[16];
+    for (int32_t ky = 0; ky < g->k_h; ky++)
+        for (int32_t kx = 0; kx < g->k_w; kx++, dst += 64 * words) {
+            const int64_t toff = ((int64_t)ky * g->dil_h * g->in_w + (int64_t)kx * g->dil_w) * g->in_c;
+            if (interior) {
+                for (int r = 0; r < 16; r++) src[r] = img + (base[r] + toff);
+            } else {
+                for (int32_t r = 0; r < 16; r++) {
+                    const int32_t iy = r < mr ? iy0[r] + ky * g->dil_h : -1;
+                    const int32_t ix = r < mr ? ix0[r] + kx * g->dil_w : -1;
+                    src[r] = iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w ? img + (base[r] + toff) : pad;
+                }
+            }
+            tap_words(dst, src, words);
+        }
+}
+
 #else
 typedef int systolic_avx2_unused;
 #endif

@@ -92,6 +92,12 @@ int systolic_x86_conv_ok(const systolic_x86_conv *g);
 void systolic_x86_panel_conv(uint8_t *panel, const int8_t *img, const systolic_x86_conv *g,
                              int32_t px0, int32_t mr, int32_t group);
 
+/* The same panel for the AVX2 kernel: activation bytes as they are, each
+ * tap's channels transposed four words at a time from the input, padding
+ * taps and rows past mr get the pad byte (systolic_avx2.c). */
+void systolic_x86_panel_conv_avx2(uint8_t *panel, const int8_t *img, const systolic_x86_conv *g,
+                                  int32_t px0, int32_t mr, int32_t group);
+
 /* C for the panel's first mr rows (all p->n channels): row r to
  * out + r * out_stride. For VNNI p->bias must be shifted by
  * systolic_x86_bias_shift. */

@@ -215,7 +215,7 @@ static edge_status prepare(edge_op_ctx *c) {
             x86 = SYSTOLIC_X86_NONE;
     }
     p->x86 = x86;
-    if (x86 == SYSTOLIC_X86_VNNI) {
+    if (x86) {
         const systolic_x86_conv geom = x86_geom(p);
         p->x86_gather = (uint8_t)systolic_x86_conv_ok(&geom);
     }
@@ -437,8 +437,10 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
         for (int32_t px0 = 0; px0 < pixels; px0 += SYSTOLIC_X86_PANEL_ROWS) {
             const int32_t mr = pixels - px0 < SYSTOLIC_X86_PANEL_ROWS ? pixels - px0 : SYSTOLIC_X86_PANEL_ROWS;
             for (int32_t g = 0; g < p->groups; g++) {
-                if (p->x86_gather)
+                if (p->x86_gather && p->x86 == SYSTOLIC_X86_VNNI)
                     systolic_x86_panel_conv(panel, (const int8_t *)img, &geom, px0, mr, g);
+                else if (p->x86_gather)
+                    systolic_x86_panel_conv_avx2(panel, (const int8_t *)img, &geom, px0, mr, g);
                 for (int32_t r = 0; r < mr && !p->x86_gather; r++) {
                     const int32_t oy = (px0 + r) / p->out_w, ox = (px0 + r) % p->out_w;
                     const uint8_t *row = rowbuf;
