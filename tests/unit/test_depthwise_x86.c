@@ -42,7 +42,7 @@ static int random_params(depthwise_params *p, int t) {
     p->batches = t % 11 == 0 ? rnd_range(2, 4) : 1;
     p->in_h = rnd_range(1, 24);
     p->in_w = rnd_range(1, 24);
-    p->depth_mult = t % 5 == 0 ? rnd_range(2, 4) : 1;
+    p->depth_mult = t % 5 == 0 ? rnd_range(2, 4) : t % 7 == 0 ? 8 * rnd_range(1, 2) : 1;
     p->in_c = t % 3 == 0 ? rnd_range(1, 24) : 8 * rnd_range(1, 6);
     if (p->in_c * p->depth_mult > MAX_C) p->in_c = MAX_C / p->depth_mult;
     p->out_c = p->in_c * p->depth_mult;

@@ -131,6 +131,17 @@ AVX2_FN static void build_row(const depthwise_params *p, const dwx_geom *g, int3
             }
             continue;
         }
+        if (dm % 8 == 0) {
+            /* Each input channel's pair fills dm lanes. */
+            for (int32_t ic = 0; ic < in_c; ic++) {
+                const uint16_t a = (uint16_t)(ina ? src[(int64_t)qa * in_c + ic] + io : 0);
+                const uint16_t b = (uint16_t)(inb ? src[(int64_t)qb * in_c + ic] + io : 0);
+                const __m256i v = _mm256_set1_epi32((int32_t)((uint32_t)a | (uint32_t)b << 16));
+                for (int32_t m = 0; m < dm; m += 8)
+                    _mm256_storeu_si256((__m256i *)(void *)(row + 2 * ((int64_t)ic * dm + m)), v);
+            }
+            continue;
+        }
         for (int32_t ic = 0, oc = 0; ic < in_c; ic++) {
             const int16_t a = (int16_t)(ina ? src[(int64_t)qa * in_c + ic] + io : 0);
             const int16_t b = (int16_t)(inb ? src[(int64_t)qb * in_c + ic] + io : 0);
