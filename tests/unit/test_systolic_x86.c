@@ -214,6 +214,90 @@ static void test_avx2_panel_conv_matches_im2col(void **state) {
     assert_true(checked > 1000);
 }
 
+/* The first-layer kernel (systolic_x86_conv_first_avx2) against im2col
+ * rows through the portable systolic_gemm: 1-4 input channels, filters
+ * up to 6x6, strides, row dilation, padding on every side, per-channel and
+ * per-tensor requantization with shifts either way, -128 weights, clamps,
+ * NULL bias. */
+static void test_avx2_conv_first_matches_portable(void **state) {
+    (void)state;
+    if (systolic_x86_level() < SYSTOLIC_X86_AVX2) skip();
+    enum { FMAX_OUT = 24 * 24, FMAX_C = 48, FMAX_K = 6 * 6 * 4 };
+    static int8_t img[24 * 24 * 4], filt[FMAX_C * FMAX_K], rows[FMAX_OUT * FMAX_K];
+    static int8_t want[FMAX_OUT * FMAX_C], got[FMAX_OUT * FMAX_C];
+    static int32_t bias[FMAX_C], eb[FMAX_C], mult[FMAX_C];
+    static int8_t shift[FMAX_C];
+    int checked = 0;
+    for (int t = 0; t < 2000; t++) {
+        systolic_x86_conv g;
+        memset(&g, 0, sizeof g);
+        g.in_h = rnd_range(1, 24);
+        g.in_w = rnd_range(1, 24);
+        g.in_c = g.group_in_c = rnd_range(1, 4);
+        g.k_h = rnd_range(1, 6);
+        g.k_w = rnd_range(1, 6);
+        g.stride_h = rnd_range(1, 3);
+        g.stride_w = rnd_range(1, 3);
+        g.dil_h = t % 4 == 0 ? rnd_range(1, 3) : 1;
+        g.dil_w = 1;
+        g.pad_h = rnd_range(0, (g.k_h - 1) * g.dil_h);
+        g.pad_w = rnd_range(0, g.k_w - 1);
+        const int32_t out_h = (g.in_h + 2 * g.pad_h - (g.k_h - 1) * g.dil_h - 1) / g.stride_h + 1;
+        g.out_w = (g.in_w + 2 * g.pad_w - g.k_w) / g.stride_w + 1;
+        const int32_t out_c = 8 * rnd_range(1, FMAX_C / 8), k = g.k_h * g.k_w * g.in_c;
+        if (out_h <= 0 || g.out_w <= 0 || out_h * g.out_w > FMAX_OUT) continue;
+        if (!systolic_x86_conv_first_ok(&g, out_c)) continue;
+        const int32_t in_zp = rnd_range(-128, 127);
+        g.pad_word = (uint8_t)in_zp * 0x01010101u;
+        for (int32_t i = 0; i < g.in_h * g.in_w * g.in_c; i++) img[i] = (int8_t)rnd();
+        for (int32_t i = 0; i < out_c * k; i++) filt[i] = (int8_t)rnd();
+        systolic_params p;
+        memset(&p, 0, sizeof p);
+        p.k = k;
+        p.n = out_c;
+        p.input_offset = -in_zp;
+        p.output_offset = rnd_range(-128, 127);
+        p.act_min = -128;
+        p.act_max = 127;
+        if (t % 3 == 0) p.act_min = rnd_range(-128, 0), p.act_max = rnd_range(1, 127);
+        p.per_channel = (uint8_t)(t % 2);
+        p.requant = SYSTOLIC_REQUANT_FIXED;
+        p.weights = filt;
+        for (int32_t c = 0; c < out_c; c++) {
+            bias[c] = (int32_t)rnd() >> rnd_range(0, 31);
+            int s;
+            edge_quantize_multiplier((double)rnd_range(1, 1000000) * 1e-6 * (t % 7 == 0 ? 300.0 : 0.01),
+                                     &mult[c], &s);
+            shift[c] = (int8_t)s;
+        }
+        p.multiplier = mult;
+        p.shift = shift;
+        const int32_t *b = t % 9 == 0 ? NULL : bias;
+        for (int32_t oy = 0; oy < out_h; oy++)
+            for (int32_t ox = 0; ox < g.out_w; ox++) {
+                int8_t *d = rows + (oy * g.out_w + ox) * k;
+                for (int32_t ky = 0; ky < g.k_h; ky++)
+                    for (int32_t kx = 0; kx < g.k_w; kx++)
+                        for (int32_t c = 0; c < g.in_c; c++) {
+                            const int32_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
+                            const int32_t ix = ox * g.stride_w - g.pad_w + kx;
+                            const int in = iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
+                            *d++ = in ? img[(iy * g.in_w + ix) * g.in_c + c] : (int8_t)in_zp;
+                        }
+            }
+        systolic_fold_bias(&p, b, eb);
+        p.bias = eb;
+        systolic_gemm_dense(&p, rows, k, out_h * g.out_w, want, out_c);
+        memset(got, 0x55, sizeof got);
+        systolic_x86_conv_first_avx2(&g, out_h, out_c, &p, b, img, filt, got);
+        if (memcmp(want, got, (size_t)(out_h * g.out_w * out_c)) != 0)
+            fail_msg("case %d: %dx%dx%d k %dx%d s %dx%d -> %d differs", t, g.in_h, g.in_w, g.in_c, g.k_h, g.k_w,
+                     g.stride_h, g.stride_w, out_c);
+        checked++;
+    }
+    assert_true(checked > 1000);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vnni_panel_matches_portable),
@@ -221,6 +305,7 @@ int main(void) {
         cmocka_unit_test(test_vnni_double_requant_matches_portable),
         cmocka_unit_test(test_avx2_double_requant_matches_portable),
         cmocka_unit_test(test_avx2_panel_conv_matches_im2col),
+        cmocka_unit_test(test_avx2_conv_first_matches_portable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -279,6 +364,90 @@ static void test_avx2_panel_conv_matches_im2col(void **state) {
         for (int32_t q = 0; q < k / 4; q++)
             if (memcmp(want + 64 * q, got + 64 * q, (size_t)(4 * mr)) != 0)
                 fail_msg("case %d: word %d of %dx%dx%d k %dx%d differs", t, q, g.in_h, g.in_w, g.in_c, g.k_h, g.k_w);
+        checked++;
+    }
+    assert_true(checked > 1000);
+}
+
+/* The first-layer kernel (systolic_x86_conv_first_avx2) against im2col
+ * rows through the portable systolic_gemm: 1-4 input channels, filters
+ * up to 6x6, strides, row dilation, padding on every side, per-channel and
+ * per-tensor requantization with shifts either way, -128 weights, clamps,
+ * NULL bias. */
+static void test_avx2_conv_first_matches_portable(void **state) {
+    (void)state;
+    if (systolic_x86_level() < SYSTOLIC_X86_AVX2) skip();
+    enum { FMAX_OUT = 24 * 24, FMAX_C = 48, FMAX_K = 6 * 6 * 4 };
+    static int8_t img[24 * 24 * 4], filt[FMAX_C * FMAX_K], rows[FMAX_OUT * FMAX_K];
+    static int8_t want[FMAX_OUT * FMAX_C], got[FMAX_OUT * FMAX_C];
+    static int32_t bias[FMAX_C], eb[FMAX_C], mult[FMAX_C];
+    static int8_t shift[FMAX_C];
+    int checked = 0;
+    for (int t = 0; t < 2000; t++) {
+        systolic_x86_conv g;
+        memset(&g, 0, sizeof g);
+        g.in_h = rnd_range(1, 24);
+        g.in_w = rnd_range(1, 24);
+        g.in_c = g.group_in_c = rnd_range(1, 4);
+        g.k_h = rnd_range(1, 6);
+        g.k_w = rnd_range(1, 6);
+        g.stride_h = rnd_range(1, 3);
+        g.stride_w = rnd_range(1, 3);
+        g.dil_h = t % 4 == 0 ? rnd_range(1, 3) : 1;
+        g.dil_w = 1;
+        g.pad_h = rnd_range(0, (g.k_h - 1) * g.dil_h);
+        g.pad_w = rnd_range(0, g.k_w - 1);
+        const int32_t out_h = (g.in_h + 2 * g.pad_h - (g.k_h - 1) * g.dil_h - 1) / g.stride_h + 1;
+        g.out_w = (g.in_w + 2 * g.pad_w - g.k_w) / g.stride_w + 1;
+        const int32_t out_c = 8 * rnd_range(1, FMAX_C / 8), k = g.k_h * g.k_w * g.in_c;
+        if (out_h <= 0 || g.out_w <= 0 || out_h * g.out_w > FMAX_OUT) continue;
+        if (!systolic_x86_conv_first_ok(&g, out_c)) continue;
+        const int32_t in_zp = rnd_range(-128, 127);
+        g.pad_word = (uint8_t)in_zp * 0x01010101u;
+        for (int32_t i = 0; i < g.in_h * g.in_w * g.in_c; i++) img[i] = (int8_t)rnd();
+        for (int32_t i = 0; i < out_c * k; i++) filt[i] = (int8_t)rnd();
+        systolic_params p;
+        memset(&p, 0, sizeof p);
+        p.k = k;
+        p.n = out_c;
+        p.input_offset = -in_zp;
+        p.output_offset = rnd_range(-128, 127);
+        p.act_min = -128;
+        p.act_max = 127;
+        if (t % 3 == 0) p.act_min = rnd_range(-128, 0), p.act_max = rnd_range(1, 127);
+        p.per_channel = (uint8_t)(t % 2);
+        p.requant = SYSTOLIC_REQUANT_FIXED;
+        p.weights = filt;
+        for (int32_t c = 0; c < out_c; c++) {
+            bias[c] = (int32_t)rnd() >> rnd_range(0, 31);
+            int s;
+            edge_quantize_multiplier((double)rnd_range(1, 1000000) * 1e-6 * (t % 7 == 0 ? 300.0 : 0.01),
+                                     &mult[c], &s);
+            shift[c] = (int8_t)s;
+        }
+        p.multiplier = mult;
+        p.shift = shift;
+        const int32_t *b = t % 9 == 0 ? NULL : bias;
+        for (int32_t oy = 0; oy < out_h; oy++)
+            for (int32_t ox = 0; ox < g.out_w; ox++) {
+                int8_t *d = rows + (oy * g.out_w + ox) * k;
+                for (int32_t ky = 0; ky < g.k_h; ky++)
+                    for (int32_t kx = 0; kx < g.k_w; kx++)
+                        for (int32_t c = 0; c < g.in_c; c++) {
+                            const int32_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
+                            const int32_t ix = ox * g.stride_w - g.pad_w + kx;
+                            const int in = iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
+                            *d++ = in ? img[(iy * g.in_w + ix) * g.in_c + c] : (int8_t)in_zp;
+                        }
+            }
+        systolic_fold_bias(&p, b, eb);
+        p.bias = eb;
+        systolic_gemm_dense(&p, rows, k, out_h * g.out_w, want, out_c);
+        memset(got, 0x55, sizeof got);
+        systolic_x86_conv_first_avx2(&g, out_h, out_c, &p, b, img, filt, got);
+        if (memcmp(want, got, (size_t)(out_h * g.out_w * out_c)) != 0)
+            fail_msg("case %d: %dx%dx%d k %dx%d s %dx%d -> %d differs", t, g.in_h, g.in_w, g.in_c, g.k_h, g.k_w,
+                     g.stride_h, g.stride_w, out_c);
         checked++;
     }
     assert_true(checked > 1000);

@@ -23,6 +23,7 @@
  * target); shapes whose slots would not fit run the portable kernel.
  */
 #include "depthwise.h"
+#include "requant_lanes_x86.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -38,13 +39,6 @@
 #define DWX_MAX_TAPS 64 /* tap pairs of a filter: k_h * ceil(k_w / 2) */
 
 int depthwise_avx2_usable(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
-
-/* Per-channel constants, eight channels per block, each a vector. */
-typedef struct dwx_rq {
-    int32_t bias[8], mult[8], mult_odd[8], left[8], right[8], mask[8], half[8];
-    int16_t out_offset;
-    char act_min, act_max;
-} dwx_rq;
 
 typedef struct dwx_geom {
     int32_t entries; /* pair entries per slot row */
@@ -63,7 +57,7 @@ static dwx_geom geometry(const depthwise_params *p) {
 static int64_t stack_need(const depthwise_params *p, const dwx_geom *g) {
     const int64_t c = p->out_c;
     return (int64_t)p->k_h * g->slot_bytes + (int64_t)p->k_h * g->pairs * c * 4 +
-           (c / 8) * (int64_t)sizeof(dwx_rq);
+           (c / 8) * (int64_t)sizeof(lanes_rq);
 }
 
 /* Entries e and e + 1 of eight channels from the widened a = x[q] + io
@@ -176,70 +170,12 @@ AVX2_FN static void build_filter(const depthwise_params *p, const dwx_geom *g, c
         }
 }
 
-/* requant.h's constants for eight channels at a time. */
-AVX2_FN static void build_rq(const depthwise_params *p, dwx_rq *rq) {
-    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
-    __m256i mult = _mm256_set1_epi32(p->multiplier[0]), shift = _mm256_set1_epi32(p->shift[0]);
-    for (int32_t b = 0; b < p->out_c / 8; b++) {
-        const int32_t oc = 8 * b;
-        if (p->per_channel) {
-            mult = _mm256_loadu_si256((const __m256i *)(const void *)(p->multiplier + oc));
-            shift = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(p->shift + oc)));
-        }
-        const __m256i right = _mm256_max_epi32(_mm256_sub_epi32(zero, shift), zero);
-        const __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(one, right), one);
-        dwx_rq *q = &rq[b];
-        _mm256_storeu_si256((__m256i *)(void *)q->bias,
-                            p->bias ? _mm256_loadu_si256((const __m256i *)(const void *)(p->bias + oc)) : zero);
-        _mm256_storeu_si256((__m256i *)(void *)q->mult, mult);
-        _mm256_storeu_si256((__m256i *)(void *)q->mult_odd, _mm256_shuffle_epi32(mult, 0xF5));
-        _mm256_storeu_si256((__m256i *)(void *)q->left, _mm256_max_epi32(shift, zero));
-        _mm256_storeu_si256((__m256i *)(void *)q->right, right);
-        _mm256_storeu_si256((__m256i *)(void *)q->mask, mask);
-        _mm256_storeu_si256((__m256i *)(void *)q->half, _mm256_srli_epi32(mask, 1));
-        q->out_offset = p->output_offset;
-        q->act_min = (char)p->act_min;
-        q->act_max = (char)p->act_max;
-    }
-}
-
-/* requant.h's steps on eight lanes with per-lane constants (multiplier
- * >= 0): h = floor(((x << left) * mult + 2^30) / 2^31), then gemmlowp's
- * RoundingDivideByPOT (h >> right) + (remainder > half + [h < 0]). */
-INLINE_AVX2 __m256i requant8(__m256i x, const dwx_rq *q) {
-    const __m256i r30 = _mm256_set1_epi64x((long long)1 << 30);
-    const __m256i ld = _mm256_loadu_si256((const __m256i *)(const void *)q->left);
-    x = _mm256_sllv_epi32(x, ld);
-    __m256i e = _mm256_mul_epi32(x, _mm256_loadu_si256((const __m256i *)(const void *)q->mult));
-    __m256i o = _mm256_mul_epi32(_mm256_srli_epi64(x, 32),
-                                 _mm256_loadu_si256((const __m256i *)(const void *)q->mult_odd));
-    e = _mm256_srli_epi64(_mm256_add_epi64(e, r30), 31);
-    o = _mm256_slli_epi64(_mm256_add_epi64(o, r30), 1);
-    const __m256i h = _mm256_blend_epi32(e, o, 0xAA);
-    const __m256i rem = _mm256_and_si256(h, _mm256_loadu_si256((const __m256i *)(const void *)q->mask));
-    const __m256i thr = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)(const void *)q->half),
-                                         _mm256_srai_epi32(h, 31));
-    return _mm256_sub_epi32(
-        _mm256_srav_epi32(h, _mm256_loadu_si256((const __m256i *)(const void *)q->right)),
-        _mm256_cmpgt_epi32(rem, thr));
-}
-
-/* Two results of eight channels to bytes (offset, clamp): a's 8 then b's. */
-INLINE_AVX2 __m128i to_bytes(__m256i a, __m256i b, __m256i oo16, __m128i lo, __m128i hi) {
-    __m256i v = _mm256_adds_epi16(_mm256_packs_epi32(a, b), oo16); /* a0-3 b0-3 | a4-7 b4-7 */
-    v = _mm256_packs_epi16(v, v);
-    v = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5));
-    return _mm_min_epi8(_mm_max_epi8(_mm256_castsi256_si128(v), lo), hi);
-}
-
 /* Channels c0 .. c0 + 7 of one output row, two pixels per step. Tap pair
  * t reads the entries at base + off[t] (+ step per pixel) with the weights
  * wt[t]; nt is a constant where the caller specialises (unrolled). */
 INLINE_AVX2 void row_block(const int16_t *base, const int64_t *off, const int16_t *const *wt, int32_t nt,
-                           int32_t ow, int64_t step, int32_t c, int32_t c0, const dwx_rq *q, int8_t *dst) {
+                           int32_t ow, int64_t step, int32_t c, int32_t c0, const lanes_rq *q, int8_t *dst) {
     const __m256i bias = _mm256_loadu_si256((const __m256i *)(const void *)q->bias);
-    const __m256i oo16 = _mm256_set1_epi16(q->out_offset);
-    const __m128i lo = _mm_set1_epi8(q->act_min), hi = _mm_set1_epi8(q->act_max);
     __m256i wv[DWX_MAX_TAPS];
 #pragma GCC unroll 16
     for (int32_t t = 0; t < nt; t++) wv[t] = _mm256_loadu_si256((const __m256i *)(const void *)(wt[t] + c0 * 2));
@@ -255,7 +191,7 @@ INLINE_AVX2 void row_block(const int16_t *base, const int64_t *off, const int16_
             a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(e + off[t])), wv[t]));
             a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(const void *)(e + off[t] + s1)), wv[t]));
         }
-        const __m128i v = to_bytes(requant8(a0, q), requant8(a1, q), oo16, lo, hi);
+        const __m128i v = lanes_to_bytes(lanes_requant8(a0, q), lanes_requant8(a1, q), q);
         if (two && c == 8) {
             _mm_storeu_si128((__m128i *)(void *)d0, v);
         } else {
@@ -275,11 +211,12 @@ AVX2_FN int depthwise_s8_avx2(const depthwise_params *p, const int8_t *in, const
     _Alignas(32) uint8_t stack[DWX_STACK_MAX];
     int16_t *slots = (int16_t *)(void *)stack;
     int16_t *wp = slots + (int64_t)p->k_h * g.slot_bytes / 2;
-    dwx_rq *rq = (dwx_rq *)(void *)(wp + (int64_t)p->k_h * g.pairs * c * 2);
+    lanes_rq *rq = (lanes_rq *)(void *)(wp + (int64_t)p->k_h * g.pairs * c * 2);
     int32_t tag[DWX_MAX_KH];
 
     build_filter(p, &g, filt, wp);
-    build_rq(p, rq);
+    lanes_rq_build(p->out_c, p->multiplier, p->shift, p->per_channel, p->bias, p->output_offset,
+                   p->act_min, p->act_max, rq);
     const int64_t in_row = (int64_t)p->in_w * p->in_c, out_row = (int64_t)p->out_w * c;
     /* In int16: one output pixel on, one tap pair on. */
     const int64_t step = (int64_t)p->stride_w * c * 2, pstep = (int64_t)2 * p->dil_w * c * 2;
@@ -328,7 +265,7 @@ AVX2_FN int depthwise_s8_avx2(const depthwise_params *p, const int8_t *in, const
                 continue;
             }
             for (int32_t c0 = 0; c0 < c; c0 += 8) {
-                const dwx_rq *q = &rq[c0 / 8];
+                const lanes_rq *q = &rq[c0 / 8];
                 /* The usual tap counts get a constant (unrolled) loop. */
                 switch (nt) {
                 case 6: row_block(base, off, wt, 6, ow, step, c, c0, q, dst); break;

@@ -98,6 +98,18 @@ void systolic_x86_panel_conv(uint8_t *panel, const int8_t *img, const systolic_x
 void systolic_x86_panel_conv_avx2(uint8_t *panel, const int8_t *img, const systolic_x86_conv *g,
                                   int32_t px0, int32_t mr, int32_t group);
 
+/* First layers: CONV_2D with at most 4 input channels (one group),
+ * output channels a multiple of 8, dil_w 1, on AVX2 without panels:
+ * channels across lanes, int16 pairs of input values broadcast against
+ * pairs of weights (conv_first_x86.c). Whether it takes g: */
+int systolic_x86_conv_first_ok(const systolic_x86_conv *g, int32_t out_c);
+/* One image: out_h x g->out_w x out_c from img (in_h x in_w x in_c) and
+ * filt (OHWI); sp gives the offsets, clamp, multipliers and shifts; bias is
+ * the model's (not folded), or NULL. */
+void systolic_x86_conv_first_avx2(const systolic_x86_conv *g, int32_t out_h, int32_t out_c,
+                                  const systolic_params *sp, const int32_t *bias, const int8_t *img,
+                                  const int8_t *filt, int8_t *out);
+
 /* C for the panel's first mr rows (all p->n channels): row r to
  * out + r * out_stride. For VNNI p->bias must be shifted by
  * systolic_x86_bias_shift. */

@@ -36,6 +36,7 @@ typedef struct conv_params {
 #ifdef EDGE_SYSTOLIC_X86
     uint8_t x86; /* SYSTOLIC_X86_* chosen at prepare; the bias is shifted for it */
     uint8_t x86_gather;       /* panels gathered straight from the input */
+    uint8_t x86_first;        /* AVX2 first-layer kernel (few input channels) */
 #endif
 } conv_params;
 
@@ -218,6 +219,8 @@ static edge_status prepare(edge_op_ctx *c) {
     if (x86) {
         const systolic_x86_conv geom = x86_geom(p);
         p->x86_gather = (uint8_t)systolic_x86_conv_ok(&geom);
+        p->x86_first = (uint8_t)(x86 == SYSTOLIC_X86_AVX2 && groups == 1 &&
+                                 systolic_x86_conv_first_ok(&geom, out_c));
     }
 #endif
     if (!fold_at_eval) {
@@ -509,7 +512,20 @@ static edge_status eval(edge_op_ctx *c) {
             systolic_x86_rq_table(&whole, 0, p->out_c, table);
             rq = table;
         }
-        if (small_ok(p))
+        if (p->x86_first) {
+            /* Its own sums take x + input offset: the model's bias, unfolded. */
+            const systolic_x86_conv geom = x86_geom(p);
+            systolic_params sp = p->sp;
+            sp.multiplier = mult;
+            sp.shift = shift;
+            const int32_t *raw_bias = bias_t ? (const int32_t *)bias_t->t.data : 0;
+            const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
+            const size_t out_bytes = (size_t)p->out_h * (size_t)p->out_w * (size_t)p->out_c;
+            for (int32_t b = 0; b < p->batches; b++)
+                systolic_x86_conv_first_avx2(&geom, p->out_h, p->out_c, &sp, raw_bias,
+                                             (const int8_t *)in + (size_t)b * img_bytes, (const int8_t *)filt,
+                                             (int8_t *)out + (size_t)b * out_bytes);
+        } else if (small_ok(p))
             eval_x86_small(p, in, filt, out, eff_bias, mult, shift, rq);
         else
             eval_x86(p, in, filt, out, eff_bias, mult, shift, rq);
