@@ -214,16 +214,15 @@ static void test_avx2_panel_conv_matches_im2col(void **state) {
     assert_true(checked > 1000);
 }
 
-/* The first-layer kernel (systolic_x86_conv_first_avx2) against im2col
- * rows through the portable systolic_gemm: 1-4 input channels, filters
- * up to 6x6, strides, row dilation, padding on every side, per-channel and
- * per-tensor requantization with shifts either way, -128 weights, clamps,
- * NULL bias. */
-static void test_avx2_conv_first_matches_portable(void **state) {
-    (void)state;
-    if (systolic_x86_level() < SYSTOLIC_X86_AVX2) skip();
-    enum { FMAX_OUT = 24 * 24, FMAX_C = 48, FMAX_K = 6 * 6 * 4 };
-    static int8_t img[24 * 24 * 4], filt[FMAX_C * FMAX_K], rows[FMAX_OUT * FMAX_K];
+/* The first-layer kernel (systolic_x86_conv_first_avx2, 1-4 input
+ * channels, -128 weights allowed) or the channels-across-lanes one
+ * (systolic_x86_conv_lanes_avx2, input channels of 4, column dilation)
+ * against im2col rows through the portable systolic_gemm: filters up to
+ * 6x6, strides, row dilation, padding on every side, per-channel and
+ * per-tensor requantization with shifts either way, clamps, NULL bias. */
+static void check_conv_kernel(int lanes) {
+    enum { FMAX_OUT = 24 * 24, FMAX_C = 48, FMAX_K = 6 * 6 * 24 };
+    static int8_t img[24 * 24 * 24], filt[FMAX_C * FMAX_K], rows[FMAX_OUT * FMAX_K];
     static int8_t want[FMAX_OUT * FMAX_C], got[FMAX_OUT * FMAX_C];
     static int32_t bias[FMAX_C], eb[FMAX_C], mult[FMAX_C];
     static int8_t shift[FMAX_C];
@@ -233,24 +232,27 @@ static void test_avx2_conv_first_matches_portable(void **state) {
         memset(&g, 0, sizeof g);
         g.in_h = rnd_range(1, 24);
         g.in_w = rnd_range(1, 24);
-        g.in_c = g.group_in_c = rnd_range(1, 4);
+        g.in_c = g.group_in_c = lanes ? 4 * rnd_range(1, 6) : rnd_range(1, 4);
         g.k_h = rnd_range(1, 6);
         g.k_w = rnd_range(1, 6);
         g.stride_h = rnd_range(1, 3);
         g.stride_w = rnd_range(1, 3);
         g.dil_h = t % 4 == 0 ? rnd_range(1, 3) : 1;
-        g.dil_w = 1;
+        g.dil_w = lanes && t % 4 == 1 ? rnd_range(1, 3) : 1;
         g.pad_h = rnd_range(0, (g.k_h - 1) * g.dil_h);
-        g.pad_w = rnd_range(0, g.k_w - 1);
+        g.pad_w = rnd_range(0, (g.k_w - 1) * g.dil_w);
         const int32_t out_h = (g.in_h + 2 * g.pad_h - (g.k_h - 1) * g.dil_h - 1) / g.stride_h + 1;
-        g.out_w = (g.in_w + 2 * g.pad_w - g.k_w) / g.stride_w + 1;
+        g.out_w = (g.in_w + 2 * g.pad_w - (g.k_w - 1) * g.dil_w - 1) / g.stride_w + 1;
         const int32_t out_c = 8 * rnd_range(1, FMAX_C / 8), k = g.k_h * g.k_w * g.in_c;
         if (out_h <= 0 || g.out_w <= 0 || out_h * g.out_w > FMAX_OUT) continue;
-        if (!systolic_x86_conv_first_ok(&g, out_c)) continue;
+        if (lanes ? !systolic_x86_conv_lanes_ok(&g, out_c) : !systolic_x86_conv_first_ok(&g, out_c)) continue;
         const int32_t in_zp = rnd_range(-128, 127);
         g.pad_word = (uint8_t)in_zp * 0x01010101u;
         for (int32_t i = 0; i < g.in_h * g.in_w * g.in_c; i++) img[i] = (int8_t)rnd();
-        for (int32_t i = 0; i < out_c * k; i++) filt[i] = (int8_t)rnd();
+        for (int32_t i = 0; i < out_c * k; i++) {
+            filt[i] = (int8_t)rnd();
+            if (lanes && filt[i] == -128) filt[i] = -127; /* its condition */
+        }
         systolic_params p;
         memset(&p, 0, sizeof p);
         p.k = k;
@@ -280,7 +282,7 @@ static void test_avx2_conv_first_matches_portable(void **state) {
                     for (int32_t kx = 0; kx < g.k_w; kx++)
                         for (int32_t c = 0; c < g.in_c; c++) {
                             const int32_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
-                            const int32_t ix = ox * g.stride_w - g.pad_w + kx;
+                            const int32_t ix = ox * g.stride_w - g.pad_w + kx * g.dil_w;
                             const int in = iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
                             *d++ = in ? img[(iy * g.in_w + ix) * g.in_c + c] : (int8_t)in_zp;
                         }
@@ -289,13 +291,26 @@ static void test_avx2_conv_first_matches_portable(void **state) {
         p.bias = eb;
         systolic_gemm_dense(&p, rows, k, out_h * g.out_w, want, out_c);
         memset(got, 0x55, sizeof got);
-        systolic_x86_conv_first_avx2(&g, out_h, out_c, &p, b, img, filt, got);
+        if (lanes) systolic_x86_conv_lanes_avx2(&g, out_h, out_c, &p, img, filt, got);
+        else systolic_x86_conv_first_avx2(&g, out_h, out_c, &p, b, img, filt, got);
         if (memcmp(want, got, (size_t)(out_h * g.out_w * out_c)) != 0)
             fail_msg("case %d: %dx%dx%d k %dx%d s %dx%d -> %d differs", t, g.in_h, g.in_w, g.in_c, g.k_h, g.k_w,
                      g.stride_h, g.stride_w, out_c);
         checked++;
     }
     assert_true(checked > 1000);
+}
+
+static void test_avx2_conv_first_matches_portable(void **state) {
+    (void)state;
+    if (systolic_x86_level() < SYSTOLIC_X86_AVX2) skip();
+    check_conv_kernel(0);
+}
+
+static void test_avx2_conv_lanes_matches_portable(void **state) {
+    (void)state;
+    if (systolic_x86_level() < SYSTOLIC_X86_AVX2) skip();
+    check_conv_kernel(1);
 }
 
 int main(void) {
@@ -306,6 +321,7 @@ int main(void) {
         cmocka_unit_test(test_avx2_double_requant_matches_portable),
         cmocka_unit_test(test_avx2_panel_conv_matches_im2col),
         cmocka_unit_test(test_avx2_conv_first_matches_portable),
+        cmocka_unit_test(test_avx2_conv_lanes_matches_portable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

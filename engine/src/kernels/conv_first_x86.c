@@ -13,8 +13,7 @@
  * wrap-around int32; requantization is requant.h's, per lane
  * (requant_lanes_x86.h).
  *
- * Output order: pixels in raster order, all channels of one before the
- * next. Slots and packed weights live on the stack (host builds only; the
+ * Output order: raster, two pixels' every channel at a time. Slots and packed weights live on the stack (host builds only; the
  * memory plan is the same on every target).
  */
 #include "systolic_x86.h"
@@ -85,39 +84,40 @@ static inline int32_t load_pair(const int16_t *p) {
     return v;
 }
 
-/* One output pixel, NB blocks of eight channels from block b0: rows[r]
- * points at the pixel's first value in slot r, wrow[r] at its filter row's
- * packed pairs. */
-#define DEFINE_PIXEL(NB)                                                                              \
-    INLINE_AVX2 void pixel_##NB(const int16_t *const *rows, const int32_t *const *wrow, int32_t nr,     \
-                                int32_t np, int32_t out_c, int32_t b0, const lanes_rq *rq, int8_t *dst) { \
-        __m256i acc[NB];                                                                              \
-        _Pragma("GCC unroll 8") for (int b = 0; b < NB; b++) acc[b] =                                 \
-            _mm256_loadu_si256((const __m256i *)(const void *)rq[b0 + b].bias);                       \
+/* Two output pixels, NB blocks of eight channels from block b0: ra[r] and
+ * rb[r] point at each pixel's first value in slot r, wrow[r] at its filter
+ * row's packed pairs; each weight load feeds both pixels. */
+#define DEFINE_PAIR(NB)                                                                               \
+    INLINE_AVX2 void pair_##NB(const int16_t *const *ra, const int16_t *const *rb, const int32_t *const *wrow, \
+                               int32_t nr, int32_t np, int32_t out_c, int32_t b0, const lanes_rq *rq,   \
+                               int8_t *da, int8_t *db) {                                                \
+        __m256i a[NB], b[NB];                                                                         \
+        _Pragma("GCC unroll 4") for (int i = 0; i < NB; i++) a[i] = b[i] =                            \
+            _mm256_loadu_si256((const __m256i *)(const void *)rq[b0 + i].bias);                       \
         for (int32_t r = 0; r < nr; r++) {                                                            \
-            const int16_t *x = rows[r];                                                               \
+            const int16_t *xa = ra[r], *xb = rb[r];                                                   \
             const int32_t *w = wrow[r] + 8 * b0;                                                      \
             for (int32_t j = 0; j < np; j++, w += out_c) {                                            \
-                const __m256i xb = _mm256_set1_epi32(load_pair(x + 2 * j));                           \
-                _Pragma("GCC unroll 8") for (int b = 0; b < NB; b++) acc[b] = _mm256_add_epi32(       \
-                    acc[b], _mm256_madd_epi16(xb, _mm256_loadu_si256((const __m256i *)(const void *)(w + 8 * b)))); \
+                const __m256i va = _mm256_set1_epi32(load_pair(xa + 2 * j));                          \
+                const __m256i vb = _mm256_set1_epi32(load_pair(xb + 2 * j));                          \
+                _Pragma("GCC unroll 4") for (int i = 0; i < NB; i++) {                                \
+                    const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(w + 8 * i)); \
+                    a[i] = _mm256_add_epi32(a[i], _mm256_madd_epi16(va, wv));                         \
+                    b[i] = _mm256_add_epi32(b[i], _mm256_madd_epi16(vb, wv));                         \
+                }                                                                                     \
             }                                                                                         \
         }                                                                                             \
-        _Pragma("GCC unroll 8") for (int b = 0; b + 1 < NB; b += 2) {                                 \
-            const __m128i v = lanes_to_bytes(lanes_requant8(acc[b], &rq[b0 + b]),                     \
-                                             lanes_requant8(acc[b + 1], &rq[b0 + b + 1]), &rq[b0 + b]); \
-            _mm_storeu_si128((__m128i *)(void *)(dst + 8 * (b0 + b)), v);                             \
-        }                                                                                             \
-        if (NB & 1) {                                                                                 \
-            const __m256i a = lanes_requant8(acc[NB - 1], &rq[b0 + NB - 1]);                          \
-            _mm_storel_epi64((__m128i *)(void *)(dst + 8 * (b0 + NB - 1)),                            \
-                             lanes_to_bytes(a, a, &rq[b0 + NB - 1]));                                 \
+        _Pragma("GCC unroll 4") for (int i = 0; i < NB; i++) {                                        \
+            const lanes_rq *q = &rq[b0 + i];                                                          \
+            const __m128i v = lanes_to_bytes(lanes_requant8(a[i], q), lanes_requant8(b[i], q), q);    \
+            _mm_storel_epi64((__m128i *)(void *)(da + 8 * (b0 + i)), v);                              \
+            _mm_storel_epi64((__m128i *)(void *)(db + 8 * (b0 + i)), _mm_srli_si128(v, 8));           \
         }                                                                                             \
     }
-DEFINE_PIXEL(8)
-DEFINE_PIXEL(4)
-DEFINE_PIXEL(2)
-DEFINE_PIXEL(1)
+DEFINE_PAIR(4)
+DEFINE_PAIR(3)
+DEFINE_PAIR(2)
+DEFINE_PAIR(1)
 
 AVX2_FN void systolic_x86_conv_first_avx2(const systolic_x86_conv *g, int32_t out_h, int32_t out_c,
                                           const systolic_params *sp, const int32_t *bias, const int8_t *img,
@@ -163,15 +163,18 @@ AVX2_FN void systolic_x86_conv_first_avx2(const systolic_x86_conv *g, int32_t ou
             wrow[nr++] = wp + (int64_t)ky * np * out_c;
         }
         int8_t *dst = out + (int64_t)oy * g->out_w * out_c;
-        const int16_t *rows[FIRST_MAX_KH];
-        for (int32_t ox = 0; ox < g->out_w; ox++, dst += out_c) {
-            for (int32_t r = 0; r < nr; r++) rows[r] = slot_of[r] + ox * step;
-            int32_t b0 = 0;
+        const int16_t *ra[FIRST_MAX_KH], *rb[FIRST_MAX_KH];
+        for (int32_t ox = 0; ox < g->out_w; ox += 2) {
+            /* An odd last pixel is computed twice and stored once. */
+            const int32_t ox1 = ox + 1 < g->out_w ? ox + 1 : ox;
+            for (int32_t r = 0; r < nr; r++) ra[r] = slot_of[r] + ox * step, rb[r] = slot_of[r] + ox1 * step;
+            int8_t *da = dst + (int64_t)ox * out_c, *db = dst + (int64_t)ox1 * out_c;
             const int32_t nb = out_c / 8;
-            for (; b0 + 8 <= nb; b0 += 8) pixel_8(rows, wrow, nr, np, out_c, b0, rq, dst);
-            if (nb - b0 >= 4) pixel_4(rows, wrow, nr, np, out_c, b0, rq, dst), b0 += 4;
-            if (nb - b0 >= 2) pixel_2(rows, wrow, nr, np, out_c, b0, rq, dst), b0 += 2;
-            if (nb - b0 >= 1) pixel_1(rows, wrow, nr, np, out_c, b0, rq, dst);
+            int32_t b0 = 0;
+            for (; b0 + 4 <= nb; b0 += 4) pair_4(ra, rb, wrow, nr, np, out_c, b0, rq, da, db);
+            if (nb - b0 == 3) pair_3(ra, rb, wrow, nr, np, out_c, b0, rq, da, db);
+            else if (nb - b0 == 2) pair_2(ra, rb, wrow, nr, np, out_c, b0, rq, da, db);
+            else if (nb - b0 == 1) pair_1(ra, rb, wrow, nr, np, out_c, b0, rq, da, db);
         }
     }
 }

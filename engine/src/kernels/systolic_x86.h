@@ -110,6 +110,15 @@ void systolic_x86_conv_first_avx2(const systolic_x86_conv *g, int32_t out_h, int
                                   const systolic_params *sp, const int32_t *bias, const int8_t *img,
                                   const int8_t *filt, int8_t *out);
 
+/* CONV_2D (one group, input channels a multiple of 4, output channels of
+ * 8) with channels across lanes: conv_lanes_x86.c. Whether it takes g: */
+int systolic_x86_conv_lanes_ok(const systolic_x86_conv *g, int32_t out_c);
+/* One image, as systolic_x86_conv_first_avx2, but sp->bias is the folded
+ * effective bias and no weight may be -128 (systolic_x86_weights_ok). */
+void systolic_x86_conv_lanes_avx2(const systolic_x86_conv *g, int32_t out_h, int32_t out_c,
+                                  const systolic_params *sp, const int8_t *img, const int8_t *filt,
+                                  int8_t *out);
+
 /* C for the panel's first mr rows (all p->n channels): row r to
  * out + r * out_stride. For VNNI p->bias must be shifted by
  * systolic_x86_bias_shift. */

@@ -37,6 +37,7 @@ typedef struct conv_params {
     uint8_t x86; /* SYSTOLIC_X86_* chosen at prepare; the bias is shifted for it */
     uint8_t x86_gather;       /* panels gathered straight from the input */
     uint8_t x86_first;        /* AVX2 first-layer kernel (few input channels) */
+    uint8_t x86_lanes;        /* AVX2 channels-across-lanes kernel */
 #endif
 } conv_params;
 
@@ -221,6 +222,10 @@ static edge_status prepare(edge_op_ctx *c) {
         p->x86_gather = (uint8_t)systolic_x86_conv_ok(&geom);
         p->x86_first = (uint8_t)(x86 == SYSTOLIC_X86_AVX2 && groups == 1 &&
                                  systolic_x86_conv_first_ok(&geom, out_c));
+        /* Its weights are re-laid per eval: worth it from a few pixels on. */
+        p->x86_lanes = (uint8_t)(x86 == SYSTOLIC_X86_AVX2 && groups == 1 && !p->x86_first &&
+                                 systolic_x86_conv_lanes_ok(&geom, out_c) &&
+                                 ((int64_t)out_h * out_w >= 32 || (int64_t)k * out_c <= 4096));
     }
 #endif
     if (!fold_at_eval) {
@@ -523,6 +528,18 @@ static edge_status eval(edge_op_ctx *c) {
             const size_t out_bytes = (size_t)p->out_h * (size_t)p->out_w * (size_t)p->out_c;
             for (int32_t b = 0; b < p->batches; b++)
                 systolic_x86_conv_first_avx2(&geom, p->out_h, p->out_c, &sp, raw_bias,
+                                             (const int8_t *)in + (size_t)b * img_bytes, (const int8_t *)filt,
+                                             (int8_t *)out + (size_t)b * out_bytes);
+        } else if (p->x86_lanes) {
+            const systolic_x86_conv geom = x86_geom(p);
+            systolic_params sp = p->sp;
+            sp.bias = eff_bias;
+            sp.multiplier = mult;
+            sp.shift = shift;
+            const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
+            const size_t out_bytes = (size_t)p->out_h * (size_t)p->out_w * (size_t)p->out_c;
+            for (int32_t b = 0; b < p->batches; b++)
+                systolic_x86_conv_lanes_avx2(&geom, p->out_h, p->out_c, &sp,
                                              (const int8_t *)in + (size_t)b * img_bytes, (const int8_t *)filt,
                                              (int8_t *)out + (size_t)b * out_bytes);
         } else if (small_ok(p))

@@ -1,0 +1,162 @@
+/*
+ * conv_lanes_x86.c — CONV_2D on AVX2 with output channels across lanes,
+ * bit-exact with the systolic kernel.
+ *
+ * The panel kernel (systolic_avx2.c) keeps rows in lanes, so every
+ * channel's result must be transposed back into pixels. Here a vector holds
+ * eight channels of one pixel: each four input values x of a tap are
+ * broadcast, and vpmaddubsw multiplies |x| with the four weights of eight
+ * channels times sign(x) (no weight is -128: checked at prepare; each pair
+ * sum stays below 2^15), vpmaddwd by ones widens the pairs into the
+ * channels' int32 lanes. The weights are re-laid once per eval into
+ * [k / 4][out_c][4] (a transpose of OHWI's words, on the stack), so one
+ * 32-byte load feeds eight channels. Two pixels share each weight load,
+ * four blocks of eight channels share each broadcast. Taps outside the
+ * image read the input zero point (the folded bias expects every tap), as
+ * the im2col rows do.
+ *
+ * Output order: raster, two pixels' every channel at a time.
+ */
+#include "systolic_x86.h"
+
+#ifdef EDGE_SYSTOLIC_X86
+
+#include "requant_lanes_x86.h"
+
+#define AVX2_FN __attribute__((target("avx2")))
+#define INLINE_AVX2 static inline __attribute__((always_inline, target("avx2")))
+
+#define LANES_MAX_TAPS 64
+#define LANES_MAX_OUT_C 1024
+#define LANES_STACK_MAX (160 * 1024)
+
+static int64_t stack_need(const systolic_x86_conv *g, int32_t out_c) {
+    const int64_t k = (int64_t)g->k_h * g->k_w * g->in_c;
+    return k * out_c + (int64_t)(out_c / 8) * (int64_t)sizeof(lanes_rq) + g->in_c;
+}
+
+int systolic_x86_conv_lanes_ok(const systolic_x86_conv *g, int32_t out_c) {
+    if (g->group_in_c != g->in_c || g->in_c % 4 != 0 || out_c % 8 != 0 || out_c > LANES_MAX_OUT_C) return 0;
+    if ((int64_t)g->k_h * g->k_w > LANES_MAX_TAPS) return 0;
+    return stack_need(g, out_c) <= LANES_STACK_MAX;
+}
+
+static inline int32_t load4(const int8_t *p) {
+    int32_t v;
+    __builtin_memcpy(&v, p, 4);
+    return v;
+}
+
+/* acc += |x| * (w * sign(x)) per four k, widened into int32 lanes. */
+INLINE_AVX2 __m256i mac(__m256i acc, __m256i ax, __m256i x, __m256i w) {
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(ax, _mm256_sign_epi8(w, x)),
+                                                   _mm256_set1_epi16(1)));
+}
+
+/* Pixels a and b (tap sources sa[t], sb[t]), NB blocks of eight channels
+ * from c0; wq points at the re-laid weights, words of eight channels. */
+#define DEFINE_PAIR(NB)                                                                              \
+    INLINE_AVX2 void pair_##NB(const int8_t *const *sa, const int8_t *const *sb, int32_t taps,         \
+                               int32_t words, const int8_t *wq, int32_t out_c, int32_t c0,            \
+                               const lanes_rq *rq, int8_t *da, int8_t *db) {                          \
+        __m256i a[NB], b[NB];                                                                        \
+        _Pragma("GCC unroll 4") for (int i = 0; i < NB; i++) a[i] = b[i] =                           \
+            _mm256_loadu_si256((const __m256i *)(const void *)rq[c0 / 8 + i].bias);                  \
+        const int8_t *w = wq + (int64_t)c0 * 4;                                                      \
+        for (int32_t t = 0; t < taps; t++) {                                                         \
+            const int8_t *xa = sa[t], *xb = sb[t];                                                   \
+            for (int32_t q = 0; q < words; q++, w += (int64_t)out_c * 4) {                           \
+                const __m256i va = _mm256_set1_epi32(load4(xa + 4 * q));                             \
+                const __m256i vb = _mm256_set1_epi32(load4(xb + 4 * q));                             \
+                const __m256i aa = _mm256_abs_epi8(va), ab = _mm256_abs_epi8(vb);                    \
+                _Pragma("GCC unroll 4") for (int i = 0; i < NB; i++) {                               \
+                    const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(w + 32 * i)); \
+                    a[i] = mac(a[i], aa, va, wv);                                                    \
+                    b[i] = mac(b[i], ab, vb, wv);                                                    \
+                }                                                                                    \
+            }                                                                                        \
+        }                                                                                            \
+        _Pragma("GCC unroll 4") for (int i = 0; i < NB; i++) {                                       \
+            const lanes_rq *q = &rq[c0 / 8 + i];                                                     \
+            const __m128i v = lanes_to_bytes(lanes_requant8(a[i], q), lanes_requant8(b[i], q), q);   \
+            _mm_storel_epi64((__m128i *)(void *)(da + c0 + 8 * i), v);                               \
+            _mm_storel_epi64((__m128i *)(void *)(db + c0 + 8 * i), _mm_srli_si128(v, 8));            \
+        }                                                                                            \
+    }
+DEFINE_PAIR(4)
+DEFINE_PAIR(3)
+DEFINE_PAIR(2)
+DEFINE_PAIR(1)
+
+/* Tap sources of output pixel (oy, ox): the input's channels, or the pad
+ * row outside the image; toff[t] is tap t's offset for an interior pixel. */
+static inline void tap_sources(const systolic_x86_conv *g, const int8_t *img, const int8_t *pad,
+                               const int64_t *toff, int32_t oy, int32_t ox, const int8_t **src) {
+    const int32_t iy0 = oy * g->stride_h - g->pad_h, ix0 = ox * g->stride_w - g->pad_w;
+    const int32_t taps = g->k_h * g->k_w;
+    if (iy0 >= 0 && iy0 + (g->k_h - 1) * g->dil_h < g->in_h && ix0 >= 0 &&
+        ix0 + (g->k_w - 1) * g->dil_w < g->in_w) {
+        const int8_t *base = img + ((int64_t)iy0 * g->in_w + ix0) * g->in_c;
+        for (int32_t t = 0; t < taps; t++) src[t] = base + toff[t];
+        return;
+    }
+    int32_t t = 0;
+    for (int32_t ky = 0; ky < g->k_h; ky++) {
+        const int32_t iy = iy0 + ky * g->dil_h;
+        for (int32_t kx = 0; kx < g->k_w; kx++, t++) {
+            const int32_t ix = ix0 + kx * g->dil_w;
+            src[t] = iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w
+                         ? img + ((int64_t)iy * g->in_w + ix) * g->in_c
+                         : pad;
+        }
+    }
+}
+
+AVX2_FN void systolic_x86_conv_lanes_avx2(const systolic_x86_conv *g, int32_t out_h, int32_t out_c,
+                                          const systolic_params *sp, const int8_t *img, const int8_t *filt,
+                                          int8_t *out) {
+    _Alignas(32) uint8_t stack[LANES_STACK_MAX];
+    const int32_t taps = g->k_h * g->k_w, words = g->in_c / 4, kq = taps * words;
+    const int64_t k = (int64_t)kq * 4;
+    int8_t *wq = (int8_t *)stack;
+    lanes_rq *rq = (lanes_rq *)(void *)(stack + k * out_c);
+    int8_t *pad = (int8_t *)(rq + out_c / 8);
+
+    /* OHWI words to [word][out_c][4]. */
+    for (int32_t oc = 0; oc < out_c; oc++)
+        for (int32_t q = 0; q < kq; q++)
+            __builtin_memcpy(wq + ((int64_t)q * out_c + oc) * 4, filt + oc * k + 4 * q, 4);
+    lanes_rq_build(out_c, sp->multiplier, sp->shift, sp->per_channel, sp->bias, sp->output_offset,
+                   sp->act_min, sp->act_max, rq);
+    const int8_t zp = (int8_t)(uint8_t)(g->pad_word & 0xffu);
+    for (int32_t i = 0; i < g->in_c; i++) pad[i] = zp;
+
+    int64_t toff[LANES_MAX_TAPS];
+    for (int32_t ky = 0, t = 0; ky < g->k_h; ky++)
+        for (int32_t kx = 0; kx < g->k_w; kx++, t++)
+            toff[t] = ((int64_t)ky * g->dil_h * g->in_w + (int64_t)kx * g->dil_w) * g->in_c;
+    const int8_t *sa[LANES_MAX_TAPS], *sb[LANES_MAX_TAPS];
+    const int64_t pixels = (int64_t)out_h * g->out_w;
+    for (int64_t px = 0; px < pixels; px += 2) {
+        const int32_t oy = (int32_t)(px / g->out_w), ox = (int32_t)(px % g->out_w);
+        tap_sources(g, img, pad, toff, oy, ox, sa);
+        int8_t *da = out + px * out_c, *db = da + out_c;
+        if (px + 1 < pixels) {
+            const int32_t oy1 = ox + 1 < g->out_w ? oy : oy + 1, ox1 = ox + 1 < g->out_w ? ox + 1 : 0;
+            tap_sources(g, img, pad, toff, oy1, ox1, sb);
+        } else {
+            /* An odd last pixel: computed twice, stored once. */
+            for (int32_t t = 0; t < taps; t++) sb[t] = sa[t];
+            db = da;
+        }
+        int32_t c0 = 0;
+        for (; c0 + 32 <= out_c; c0 += 32) pair_4(sa, sb, taps, words, wq, out_c, c0, rq, da, db);
+        if (out_c - c0 == 24) pair_3(sa, sb, taps, words, wq, out_c, c0, rq, da, db);
+        else if (out_c - c0 == 16) pair_2(sa, sb, taps, words, wq, out_c, c0, rq, da, db);
+        else if (out_c - c0 == 8) pair_1(sa, sb, taps, words, wq, out_c, c0, rq, da, db);
+    }
+}
+
+#else
+typedef int conv_lanes_x86_unused;
+#endif
