@@ -483,10 +483,12 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
 static edge_status eval(edge_op_ctx *c) {
     const conv_params *p = (const conv_params *)c->params;
     const uint8_t *base = (const uint8_t *)c->params;
-    edge_tensor_rt *bias_t = edge_in(c, 2);
-    const uint8_t *in = (const uint8_t *)edge_in(c, 0)->t.data;
-    const uint8_t *filt = (const uint8_t *)edge_in(c, 1)->t.data;
-    uint8_t *out = (uint8_t *)edge_out(c, 0)->t.data;
+    /* Data pointers only: rebuilding operand records costs more than a
+     * small conv. */
+    const int32_t *bias_data = (const int32_t *)edge_in_data(c, 2);
+    const uint8_t *in = (const uint8_t *)edge_in_data(c, 0);
+    const uint8_t *filt = (const uint8_t *)edge_in_data(c, 1);
+    uint8_t *out = (uint8_t *)edge_out_data(c, 0);
     uint8_t *scratch = (uint8_t *)c->scratch;
     const int32_t *eff_bias = (const int32_t *)(base + p->bias_off);
     const int32_t *mult = (const int32_t *)(base + p->mult_off);
@@ -497,7 +499,7 @@ static edge_status eval(edge_op_ctx *c) {
         systolic_params whole = p->sp;
         whole.n = p->out_c;
         whole.weights = filt;
-        systolic_fold_bias(&whole, bias_t ? (const int32_t *)bias_t->t.data : 0, fb);
+        systolic_fold_bias(&whole, bias_data, fb);
 #ifdef EDGE_SYSTOLIC_X86
         if (p->x86 == SYSTOLIC_X86_VNNI) systolic_x86_bias_shift(&whole, fb);
 #endif
@@ -523,7 +525,7 @@ static edge_status eval(edge_op_ctx *c) {
             systolic_params sp = p->sp;
             sp.multiplier = mult;
             sp.shift = shift;
-            const int32_t *raw_bias = bias_t ? (const int32_t *)bias_t->t.data : 0;
+            const int32_t *raw_bias = bias_data;
             const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
             const size_t out_bytes = (size_t)p->out_h * (size_t)p->out_w * (size_t)p->out_c;
             for (int32_t b = 0; b < p->batches; b++)

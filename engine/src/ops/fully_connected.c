@@ -168,15 +168,17 @@ static edge_status prepare(edge_op_ctx *c) {
 static edge_status eval(edge_op_ctx *c) {
     const fc_params *p = (const fc_params *)c->params;
     const uint8_t *base = (const uint8_t *)c->params;
-    edge_tensor_rt *bias = edge_in(c, 2);
+    /* Data pointers only: rebuilding operand records costs more than a
+     * small layer. */
+    const int32_t *bias = (const int32_t *)edge_in_data(c, 2);
     systolic_params sp = p->sp;
-    sp.weights = edge_in(c, 1)->t.data;
+    sp.weights = edge_in_data(c, 1);
     sp.scale = (const double *)(base + p->scale_off);
     sp.multiplier = (const int32_t *)(base + p->mult_off);
     sp.shift = (const int8_t *)(base + p->shift_off);
     if (p->fold_at_eval) {
         int32_t *eff = (int32_t *)c->scratch;
-        systolic_fold_bias(&sp, bias ? (const int32_t *)bias->t.data : 0, eff);
+        systolic_fold_bias(&sp, bias, eff);
 #ifdef EDGE_SYSTOLIC_X86
         if (sp.simd == SYSTOLIC_X86_VNNI) systolic_x86_bias_shift(&sp, eff);
 #endif
@@ -184,7 +186,7 @@ static edge_status eval(edge_op_ctx *c) {
     } else {
         sp.bias = (const int32_t *)(base + p->bias_off);
     }
-    systolic_gemm_dense(&sp, edge_in(c, 0)->t.data, sp.k, p->batch, edge_out(c, 0)->t.data, sp.n);
+    systolic_gemm_dense(&sp, edge_in_data(c, 0), sp.k, p->batch, edge_out_data(c, 0), sp.n);
     return EDGE_OK;
 }
 
