@@ -245,15 +245,16 @@ INLINE_AVX2 __m256i sum8(const __m256i *a) {
                             _mm256_permute2x128_si256(abcd, efgh, 0x31));
 }
 
-/* x . W[j] for J weight rows (k apart), 32 k per step, the k % 32 tail
- * left to the caller; a[j] holds eight partial sums. */
+/* x . W[j] for J weight rows (k apart) into a[j] (eight partial sums
+ * each): 32 k per step, then 16 and 8 in the low half; the k % 8 tail is
+ * left to the caller. */
 #define DEFINE_ROW_DOT(J)                                                                         \
-    INLINE_AVX2 void row_dot_##J(const int8_t *x, const int8_t *w, int32_t k, int32_t kv,          \
-                                 __m256i *out) {                                                  \
+    INLINE_AVX2 void row_dot_##J(const int8_t *x, const int8_t *w, int32_t k, __m256i *out) {      \
         const __m256i ones = _mm256_set1_epi16(1);                                                \
         __m256i a[J];                                                                             \
         _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) a[j] = _mm256_setzero_si256();        \
-        for (int32_t i = 0; i < kv; i += 32) {                                                    \
+        int32_t i = 0;                                                                            \
+        for (; i + 32 <= k; i += 32) {                                                            \
             const __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)(x + i));        \
             const __m256i ax = _mm256_abs_epi8(xv);                                               \
             _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) {                                 \
@@ -262,6 +263,21 @@ INLINE_AVX2 __m256i sum8(const __m256i *a) {
                 a[j] = _mm256_add_epi32(                                                          \
                     a[j], _mm256_madd_epi16(_mm256_maddubs_epi16(ax, _mm256_sign_epi8(wv, xv)), ones)); \
             }                                                                                     \
+        }                                                                                         \
+        for (int step = 16; step >= 8; step /= 2) {                                               \
+            if (i + step > k) continue;                                                           \
+            const __m128i xv = step == 16 ? _mm_loadu_si128((const __m128i *)(const void *)(x + i)) \
+                                          : _mm_loadl_epi64((const __m128i *)(const void *)(x + i)); \
+            const __m128i ax = _mm_abs_epi8(xv);                                                  \
+            _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) {                                 \
+                const int8_t *wj = w + (int64_t)j * k + i;                                        \
+                const __m128i wv = step == 16 ? _mm_loadu_si128((const __m128i *)(const void *)wj) \
+                                              : _mm_loadl_epi64((const __m128i *)(const void *)wj); \
+                const __m128i pr = _mm_madd_epi16(_mm_maddubs_epi16(ax, _mm_sign_epi8(wv, xv)),   \
+                                                  _mm_set1_epi16(1));                             \
+                a[j] = _mm256_add_epi32(a[j], _mm256_zextsi128_si256(pr));                        \
+            }                                                                                     \
+            i += step;                                                                            \
         }                                                                                         \
         _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) out[j] = a[j];                        \
     }
@@ -272,16 +288,16 @@ DEFINE_ROW_DOT(1)
  * in lanes 0 .. nc - 1. */
 INLINE_AVX2 __m256i dot8_row(const int8_t *x, const int8_t *w, int32_t k, int32_t nc) {
     __m256i a[8];
-    const int32_t kv = k & ~31;
     if (nc == 8) {
-        row_dot_8(x, w, k, kv, a);
+        row_dot_8(x, w, k, a);
     } else {
         for (int32_t j = 0; j < 8; j++) {
-            if (j < nc) row_dot_1(x, w + (int64_t)j * k, k, kv, a + j);
+            if (j < nc) row_dot_1(x, w + (int64_t)j * k, k, a + j);
             else a[j] = _mm256_setzero_si256();
         }
     }
     __m256i s = sum8(a);
+    const int32_t kv = k & ~7;
     if (kv < k) {
         int32_t t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         for (int32_t j = 0; j < nc; j++) {
