@@ -112,6 +112,33 @@ static inline void tap_sources(const systolic_x86_conv *g, const int8_t *img, co
     }
 }
 
+/* OHWI words to [word][out_c][4]: 4 x 4 word transposes (out_c is a
+ * multiple of 8), the kq % 4 last words one by one. */
+AVX2_FN static void relay_weights(const int8_t *filt, int32_t kq, int32_t out_c, int8_t *wq) {
+    const int64_t k = (int64_t)kq * 4;
+    for (int32_t oc = 0; oc < out_c; oc += 4) {
+        const int8_t *f = filt + oc * k;
+        int32_t q = 0;
+        for (; q + 4 <= kq; q += 4) {
+            const __m128i a0 = _mm_loadu_si128((const __m128i *)(const void *)(f + 4 * q));
+            const __m128i a1 = _mm_loadu_si128((const __m128i *)(const void *)(f + k + 4 * q));
+            const __m128i a2 = _mm_loadu_si128((const __m128i *)(const void *)(f + 2 * k + 4 * q));
+            const __m128i a3 = _mm_loadu_si128((const __m128i *)(const void *)(f + 3 * k + 4 * q));
+            const __m128i t0 = _mm_unpacklo_epi32(a0, a1), t1 = _mm_unpacklo_epi32(a2, a3);
+            const __m128i t2 = _mm_unpackhi_epi32(a0, a1), t3 = _mm_unpackhi_epi32(a2, a3);
+            int8_t *d = wq + ((int64_t)q * out_c + oc) * 4;
+            const int64_t row = (int64_t)out_c * 4;
+            _mm_storeu_si128((__m128i *)(void *)d, _mm_unpacklo_epi64(t0, t1));
+            _mm_storeu_si128((__m128i *)(void *)(d + row), _mm_unpackhi_epi64(t0, t1));
+            _mm_storeu_si128((__m128i *)(void *)(d + 2 * row), _mm_unpacklo_epi64(t2, t3));
+            _mm_storeu_si128((__m128i *)(void *)(d + 3 * row), _mm_unpackhi_epi64(t2, t3));
+        }
+        for (; q < kq; q++)
+            for (int32_t j = 0; j < 4; j++)
+                __builtin_memcpy(wq + ((int64_t)q * out_c + oc + j) * 4, f + j * k + 4 * q, 4);
+    }
+}
+
 AVX2_FN void systolic_x86_conv_lanes_avx2(const systolic_x86_conv *g, int32_t out_h, int32_t out_c,
                                           const systolic_params *sp, const int8_t *img, const int8_t *filt,
                                           int8_t *out) {
@@ -122,10 +149,7 @@ AVX2_FN void systolic_x86_conv_lanes_avx2(const systolic_x86_conv *g, int32_t ou
     lanes_rq *rq = (lanes_rq *)(void *)(stack + k * out_c);
     int8_t *pad = (int8_t *)(rq + out_c / 8);
 
-    /* OHWI words to [word][out_c][4]. */
-    for (int32_t oc = 0; oc < out_c; oc++)
-        for (int32_t q = 0; q < kq; q++)
-            __builtin_memcpy(wq + ((int64_t)q * out_c + oc) * 4, filt + oc * k + 4 * q, 4);
+    relay_weights(filt, kq, out_c, wq);
     lanes_rq_build(out_c, sp->multiplier, sp->shift, sp->per_channel, sp->bias, sp->output_offset,
                    sp->act_min, sp->act_max, rq);
     const int8_t zp = (int8_t)(uint8_t)(g->pad_word & 0xffu);

@@ -222,10 +222,10 @@ static edge_status prepare(edge_op_ctx *c) {
         p->x86_gather = (uint8_t)systolic_x86_conv_ok(&geom);
         p->x86_first = (uint8_t)(x86 == SYSTOLIC_X86_AVX2 && groups == 1 &&
                                  systolic_x86_conv_first_ok(&geom, out_c));
-        /* Its weights are re-laid per eval: worth it from a few pixels on. */
+        /* Its weights are re-laid per eval (one load and store per word),
+         * which even a 3x3 image repays: the panel kernel computes 16 rows. */
         p->x86_lanes = (uint8_t)(x86 == SYSTOLIC_X86_AVX2 && groups == 1 && !p->x86_first &&
-                                 systolic_x86_conv_lanes_ok(&geom, out_c) &&
-                                 ((int64_t)out_h * out_w >= 32 || (int64_t)k * out_c <= 4096));
+                                 systolic_x86_conv_lanes_ok(&geom, out_c));
     }
 #endif
     if (!fold_at_eval) {
