@@ -4,7 +4,8 @@
  * reference kernel) on random shapes: image sizes from 1 pixel up, channel
  * counts and depth multipliers on and off the kernel's multiple-of-8
  * condition, filters 1x1 to 6x6 (odd and even widths: the zero tap
- * partner), strides and dilations 1 to 3, SAME and VALID, batches, the full
+ * partner), strides and dilations 1 to 3, SAME and VALID, batches, 1-D
+ * columns up to 16 taps, the full
  * int8 range with -128 weights, every zero point, per-channel and
  * per-tensor multipliers with shifts either way, clamps, and a NULL bias.
  * Also that the kernel declines what it does not take and leaves the
@@ -35,6 +36,7 @@ static uint32_t rnd(void) {
 static int32_t rnd_range(int32_t lo, int32_t hi) { return lo + (int32_t)(rnd() % (uint32_t)(hi - lo + 1)); }
 
 enum { MAX_IN = 4 * 24 * 24 * 48, MAX_OUT = 4 * 24 * 24 * 96, MAX_C = 96, MAX_F = 36 * MAX_C };
+/* (1-D cases: 40 x 1 x 96 fits the same buffers.) */
 
 /* A random valid geometry; returns 0 when the filter does not fit. */
 static int random_params(depthwise_params *p, int t) {
@@ -52,6 +54,12 @@ static int random_params(depthwise_params *p, int t) {
     p->stride_w = rnd_range(1, 3);
     p->dil_h = t % 4 == 0 ? rnd_range(1, 3) : 1;
     p->dil_w = t % 4 == 1 ? rnd_range(1, 3) : 1;
+    if (t % 13 == 0) { /* a column filtered along H (str_ww's 1-D layers) */
+        p->in_w = 1;
+        p->k_w = 1;
+        p->k_h = rnd_range(1, 16);
+        p->in_h = rnd_range(1, 40);
+    }
     const int padding = (int)(rnd() % 2);
     const int64_t oh = edge_conv_out_size(padding, p->in_h, p->k_h, p->stride_h, p->dil_h);
     const int64_t ow = edge_conv_out_size(padding, p->in_w, p->k_w, p->stride_w, p->dil_w);

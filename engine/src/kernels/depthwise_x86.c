@@ -201,7 +201,22 @@ INLINE_AVX2 void row_block(const int16_t *base, const int64_t *off, const int16_
     }
 }
 
-AVX2_FN int depthwise_s8_avx2(const depthwise_params *p, const int8_t *in, const int8_t *filt, int8_t *out) {
+AVX2_FN int depthwise_s8_avx2(const depthwise_params *pin, const int8_t *in, const int8_t *filt, int8_t *out) {
+    /* A single column filtered along H (1-D convs, str_ww) is laid out in
+     * memory exactly as a single row filtered along W: run it as a row, so
+     * its taps pair up and its pixels share one widened slot. */
+    depthwise_params swapped;
+    const depthwise_params *p = pin;
+    if (pin->in_w == 1 && pin->out_w == 1 && pin->k_w == 1 && pin->in_h > 1) {
+        swapped = *pin;
+        swapped.in_h = 1, swapped.in_w = pin->in_h;
+        swapped.out_h = 1, swapped.out_w = pin->out_h;
+        swapped.k_h = 1, swapped.k_w = pin->k_h;
+        swapped.stride_h = 1, swapped.stride_w = pin->stride_h;
+        swapped.dil_h = 1, swapped.dil_w = pin->dil_h;
+        swapped.pad_h = 0, swapped.pad_w = pin->pad_h;
+        p = &swapped;
+    }
     const int32_t c = p->out_c;
     if (p->is_unsigned || p->filter_offset != 0 || c % 8 != 0 || p->k_h > DWX_MAX_KH ||
         p->k_h * ((p->k_w + 1) / 2) > DWX_MAX_TAPS)
@@ -268,6 +283,7 @@ AVX2_FN int depthwise_s8_avx2(const depthwise_params *p, const int8_t *in, const
                 const lanes_rq *q = &rq[c0 / 8];
                 /* The usual tap counts get a constant (unrolled) loop. */
                 switch (nt) {
+                case 8: row_block(base, off, wt, 8, ow, step, c, c0, q, dst); break;
                 case 6: row_block(base, off, wt, 6, ow, step, c, c0, q, dst); break;
                 case 4: row_block(base, off, wt, 4, ow, step, c, c0, q, dst); break;
                 case 3: row_block(base, off, wt, 3, ow, step, c, c0, q, dst); break;
