@@ -310,47 +310,71 @@ INLINE_AVX2 __m256i dot8_row(const int8_t *x, const int8_t *w, int32_t k, int32_
     return s;
 }
 
+/* Channels the FC kernel sums before requantizing them together: the
+ * requantization's long dependency chain then never stalls the dot loop. */
+#define FC_CHUNK 512
+
+/* acc[j] (int32, j < nc, nc <= FC_CHUNK) of channels c0 + j to bytes:
+ * bias, round(double(acc) * scale), offset, clamp. */
+INLINE_AVX2 void fc_requant(const systolic_params *p, const int32_t *acc, int32_t c0, int32_t nc, int8_t *dst) {
+    const __m256i oo = _mm256_set1_epi32(p->output_offset);
+    const __m256i lo = _mm256_set1_epi32(p->act_min), hi = _mm256_set1_epi32(p->act_max);
+    for (int32_t j = 0; j < nc; j += 8) {
+        const int32_t n8 = nc - j < 8 ? nc - j : 8;
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(acc + j));
+        __m256d s0 = _mm256_set1_pd(p->scale[0]), s1 = s0;
+        if (n8 == 8) {
+            if (p->bias) v = _mm256_add_epi32(v, _mm256_loadu_si256((const __m256i *)(const void *)(p->bias + c0 + j)));
+            if (p->per_channel) s0 = _mm256_loadu_pd(p->scale + c0 + j), s1 = _mm256_loadu_pd(p->scale + c0 + j + 4);
+        } else {
+            int32_t b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            double sc[8];
+            for (int32_t i = 0; i < 8; i++) {
+                if (i < n8 && p->bias) b[i] = p->bias[c0 + j + i];
+                sc[i] = p->scale[p->per_channel ? c0 + j + (i < n8 ? i : 0) : 0];
+            }
+            v = _mm256_add_epi32(v, _mm256_loadu_si256((const __m256i *)(const void *)b));
+            s0 = _mm256_loadu_pd(sc);
+            s1 = _mm256_loadu_pd(sc + 4);
+        }
+        const __m128i q0 = round_to_i32(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(v)), s0));
+        const __m128i q1 = round_to_i32(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(v, 1)), s1));
+        v = _mm256_add_epi32(_mm256_set_m128i(q1, q0), oo);
+        v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
+        const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+        const __m128i b8 = _mm_packs_epi16(w16, w16);
+        if (n8 == 8) {
+            _mm_storel_epi64((__m128i *)(void *)(dst + j), b8);
+        } else {
+            int8_t t[16];
+            _mm_storeu_si128((__m128i *)(void *)t, b8);
+            for (int32_t i = 0; i < n8; i++) dst[j + i] = t[i];
+        }
+    }
+}
+
 AVX2_FN void systolic_x86_gemm_double_avx2(const systolic_params *p, const void *const *rows, int32_t m,
                                            void *out, int32_t out_stride) {
     const int32_t k = p->k, n = p->n;
     const int8_t *w = (const int8_t *)p->weights;
-    const __m256i oo = _mm256_set1_epi32(p->output_offset);
-    const __m256i lo = _mm256_set1_epi32(p->act_min), hi = _mm256_set1_epi32(p->act_max);
+    int32_t acc[FC_CHUNK];
     for (int32_t r = 0; r < m; r++) {
         const int8_t *x = (const int8_t *)rows[r];
         int8_t *dst = (int8_t *)out + (int64_t)r * out_stride;
-        for (int32_t c0 = 0; c0 < n; c0 += 8) {
-            const int32_t nc = n - c0 < 8 ? n - c0 : 8;
-            __m256i bias = _mm256_setzero_si256();
-            __m256d s0 = _mm256_set1_pd(p->scale[0]), s1 = s0;
-            if (nc == 8) {
-                if (p->bias) bias = _mm256_loadu_si256((const __m256i *)(const void *)(p->bias + c0));
-                if (p->per_channel) s0 = _mm256_loadu_pd(p->scale + c0), s1 = _mm256_loadu_pd(p->scale + c0 + 4);
-            } else {
-                int32_t b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-                double sc[8];
-                for (int32_t j = 0; j < 8; j++) {
-                    if (j < nc && p->bias) b[j] = p->bias[c0 + j];
-                    sc[j] = p->scale[p->per_channel ? c0 + (j < nc ? j : 0) : 0];
+        for (int32_t cc = 0; cc < n; cc += FC_CHUNK) {
+            const int32_t nch = n - cc < FC_CHUNK ? n - cc : FC_CHUNK;
+            for (int32_t j = 0; j < nch; j += 8) {
+                const int32_t nc = nch - j < 8 ? nch - j : 8;
+                const __m256i v = dot8_row(x, w + (int64_t)(cc + j) * k, k, nc);
+                if (nc == 8) {
+                    _mm256_storeu_si256((__m256i *)(void *)(acc + j), v);
+                } else {
+                    int32_t t[8];
+                    _mm256_storeu_si256((__m256i *)(void *)t, v);
+                    for (int32_t i = 0; i < nc; i++) acc[j + i] = t[i];
                 }
-                bias = _mm256_loadu_si256((const __m256i *)(const void *)b);
-                s0 = _mm256_loadu_pd(sc);
-                s1 = _mm256_loadu_pd(sc + 4);
             }
-            __m256i v = _mm256_add_epi32(dot8_row(x, w + (int64_t)c0 * k, k, nc), bias);
-            const __m128i q0 = round_to_i32(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(v)), s0));
-            const __m128i q1 = round_to_i32(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(v, 1)), s1));
-            v = _mm256_add_epi32(_mm256_set_m128i(q1, q0), oo);
-            v = _mm256_min_epi32(_mm256_max_epi32(v, lo), hi);
-            const __m128i w16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-            const __m128i b8 = _mm_packs_epi16(w16, w16);
-            if (nc == 8) {
-                _mm_storel_epi64((__m128i *)(void *)(dst + c0), b8);
-            } else {
-                int8_t t[16];
-                _mm_storeu_si128((__m128i *)(void *)t, b8);
-                for (int32_t j = 0; j < nc; j++) dst[c0 + j] = t[j];
-            }
+            fc_requant(p, acc, cc, nch, dst + cc);
         }
     }
 }
