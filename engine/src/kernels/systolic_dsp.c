@@ -24,6 +24,8 @@
 
 #include <arm_acle.h>
 
+#include "requant_dsp.h"
+
 /* Four bytes from any address: Cortex-M LDR allows unaligned access (im2col
  * rows and weight rows start at any byte). */
 static inline uint32_t load4(const int8_t *p) {
@@ -132,133 +134,280 @@ void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, 
     }
 }
 
-/* Two activation rows against two weight rows per pass (register
- * blocking): each weight word is split by SXTB16 once for both rows, and
- * the rows, widened to int16 once for all channels (systolic_gemm does it
- * in the op's scratch), come in by LDRD: 16 instructions per 16 MACs, where
- * the one-row tile above takes 23-26. */
-void systolic_widen_row_variant(const int8_t *a, int32_t k, uint32_t *dst) {
-    const int32_t k4 = k & ~3;
-    for (int32_t i = 0; i < k4; i += 4) {
+/* ---- The wide GEMM (systolic.h: EDGE_SYSTOLIC_VARIANT_WIDE) ----
+ *
+ * A block of R activation rows (R = 8, or 4 when k > 288) is widened once
+ * into a stack buffer, interleaved by groups of four k: for group q, row r
+ * has the words x[q * 2R + 2r] = (a0, a2) and x[q * 2R + 2r + 1] = (a1, a3)
+ * (SXTB16 order), the last group zero-filled past k. Then each output
+ * channel is one pass over the block: its weight word for group q is split
+ * by SXTB16 once and feeds R rows (2R SMLADs), so 32 MACs take 27
+ * instructions with R = 8: the ceiling of a 14-register core, as all
+ * eight sums, the split word, one row's LDRD pair and two pointers are
+ * live. The R sums of one channel share its requantization constants
+ * (requant_dsp.h, about 9 instructions an output).
+ *
+ * Weights are read 4 * ceil(k / 4) bytes a channel: the bytes past k meet
+ * zero activations; past the end of the weight array they are copied
+ * first (the last channel, when 4 does not divide k). */
+
+#define WIDE_MAX_K (EDGE_SYSTOLIC_WIDE_WORDS / 2) /* R = 4 */
+#define WIDE_MAX_K8 (EDGE_SYSTOLIC_WIDE_WORDS / 4) /* R = 8 */
+
+/* One group of four k for row sum ACC: the weight pair in r2/r3. */
+#define DOT_ROW(ACC)                                                                               \
+    "ldrd   r12, lr, [r0], #8\n\t"                                                                 \
+    "smlad  " ACC ", r12, r2, " ACC "\n\t"                                                         \
+    "smlad  " ACC ", lr, r3, " ACC "\n\t"
+#define DOT_W                                                                                      \
+    "ldr    r12, [r1], #4\n\t"                                                                     \
+    "sxtb16 r2, r12\n\t"                                                                           \
+    "sxtb16 r3, r12, ror #8\n\t"
+#define DOT_STEP8                                                                                  \
+    DOT_W DOT_ROW("r4") DOT_ROW("r5") DOT_ROW("r6") DOT_ROW("r7") DOT_ROW("r8") DOT_ROW("r9")     \
+        DOT_ROW("r10") DOT_ROW("r11")
+#define DOT_STEP4 DOT_W DOT_ROW("r4") DOT_ROW("r5") DOT_ROW("r6") DOT_ROW("r7")
+
+/* acc[r] = acc[0] + row r of the block x . w over `steps` (>= 1) groups,
+ * r < 8. Written out: 14 registers are more than GCC can be asked for in
+ * an asm statement. The loop does two groups a turn (odd counts enter at
+ * the second); its end address is on the stack. */
+__attribute__((naked, noinline)) static void dot8(const uint32_t *x __attribute__((unused)),
+                                                  const int8_t *w __attribute__((unused)),
+                                                  int32_t steps __attribute__((unused)),
+                                                  int32_t *acc __attribute__((unused))) {
+    __asm__("push   {r4-r11, lr}\n\t"
+            "ldr    r4, [r3]\n\t"
+            "mov    r5, r4\n\t"
+            "mov    r6, r4\n\t"
+            "mov    r7, r4\n\t"
+            "mov    r8, r4\n\t"
+            "mov    r9, r4\n\t"
+            "mov    r10, r4\n\t"
+            "mov    r11, r4\n\t"
+            "tst    r2, #1\n\t"
+            "add    r2, r0, r2, lsl #6\n\t"
+            "push   {r2, r3}\n\t"
+            "bne    2f\n"
+            "1:\n\t" DOT_STEP8 "2:\n\t" DOT_STEP8 "ldr    r12, [sp]\n\t"
+            "cmp    r0, r12\n\t"
+            "bne    1b\n\t"
+            "pop    {r2, r3}\n\t"
+            "stm    r3, {r4-r11}\n\t"
+            "pop    {r4-r11, pc}\n\t");
+}
+
+/* The same for r < 4. */
+__attribute__((naked, noinline)) static void dot4(const uint32_t *x __attribute__((unused)),
+                                                  const int8_t *w __attribute__((unused)),
+                                                  int32_t steps __attribute__((unused)),
+                                                  int32_t *acc __attribute__((unused))) {
+    __asm__("push   {r4-r8, lr}\n\t"
+            "ldr    r4, [r3]\n\t"
+            "mov    r5, r4\n\t"
+            "mov    r6, r4\n\t"
+            "mov    r7, r4\n\t"
+            "tst    r2, #1\n\t"
+            "add    r8, r0, r2, lsl #5\n\t"
+            "push   {r3}\n\t"
+            "bne    2f\n"
+            "1:\n\t" DOT_STEP4 "2:\n\t" DOT_STEP4 "cmp    r0, r8\n\t"
+            "bne    1b\n\t"
+            "pop    {r3}\n\t"
+            "stm    r3, {r4-r7}\n\t"
+            "pop    {r4-r8, pc}\n\t");
+}
+
+/* Row a (k int8) into row r of a block of R rows. */
+static void widen_row(const int8_t *a, int32_t k, uint32_t *x, int32_t R) {
+    const int32_t k4 = k & ~3, st = 2 * R;
+    int32_t i = 0;
+    for (; i < k4; i += 4, x += st) {
         const uint32_t v = load4(a + i);
-        dst[i / 2] = (uint32_t)even_s16(v);
-        dst[i / 2 + 1] = (uint32_t)odd_s16(v);
+        x[0] = (uint32_t)even_s16(v);
+        x[1] = (uint32_t)odd_s16(v);
+    }
+    if (i < k) {
+        uint32_t v = 0;
+        for (int32_t j = 0; i + j < k; j++) v |= (uint32_t)(uint8_t)a[i + j] << (8 * j);
+        x[0] = (uint32_t)even_s16(v);
+        x[1] = (uint32_t)odd_s16(v);
     }
 }
 
-/* One group of four k for widened rows x0, x1 and channels w0, w1: 16
- * instructions (LDRD brings a row's four widened activations). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
-#define DOT2W_ASM_STEP                                                                             \
-    "ldr    %[o0], [%[p0]], #4\n\t"                                                                \
-    "sxtb16 %[e0], %[o0]\n\t"                                                                     \
-    "sxtb16 %[o0], %[o0], ror #8\n\t"                                                             \
-    "ldr    %[o1], [%[p1]], #4\n\t"                                                                \
-    "sxtb16 %[e1], %[o1]\n\t"                                                                     \
-    "sxtb16 %[o1], %[o1], ror #8\n\t"                                                             \
-    "ldrd   %[xe], %[xo], [%[px0]], #8\n\t"                                                        \
-    "smlad  %[s00], %[xe], %[e0], %[s00]\n\t"                                                     \
-    "smlad  %[s00], %[xo], %[o0], %[s00]\n\t"                                                     \
-    "smlad  %[s01], %[xe], %[e1], %[s01]\n\t"                                                     \
-    "smlad  %[s01], %[xo], %[o1], %[s01]\n\t"                                                     \
-    "ldrd   %[xe], %[xo], [%[px1]], #8\n\t"                                                        \
-    "smlad  %[s10], %[xe], %[e0], %[s10]\n\t"                                                     \
-    "smlad  %[s10], %[xo], %[o0], %[s10]\n\t"                                                     \
-    "smlad  %[s11], %[xe], %[e1], %[s11]\n\t"                                                     \
-    "smlad  %[s11], %[xo], %[o1], %[s11]\n\t"
-#endif
-
-static inline void dot2w(const uint32_t *x0, const uint32_t *x1, const int8_t *w0,
-                         const int8_t *w1, int32_t k4, int32_t *s) {
-    int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0, done = 0;
-#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
-    const int32_t k8 = k4 & ~7;
-    if (k8 > 0) {
-        const uint32_t *px0 = x0, *px1 = x1;
-        const int8_t *p0 = w0, *p1 = w1;
-        const uint32_t *const end = x0 + k8 / 2;
-        uint32_t e0, o0, e1, o1, xe, xo;
-        __asm__ volatile("1:\n\t" DOT2W_ASM_STEP DOT2W_ASM_STEP
-                         "ldr    %[xe], %[end]\n\t"
-                         "cmp    %[px0], %[xe]\n\t"
-                         "bne    1b\n\t"
-                         : [px0] "+&r"(px0), [px1] "+&r"(px1), [p0] "+&r"(p0), [p1] "+&r"(p1),
-                           [s00] "+&r"(s00), [s01] "+&r"(s01), [s10] "+&r"(s10), [s11] "+&r"(s11),
-                           [e0] "=&r"(e0), [o0] "=&r"(o0), [e1] "=&r"(e1), [o1] "=&r"(o1),
-                           [xe] "=&r"(xe), [xo] "=&r"(xo)
-                         : [end] "m"(end)
-                         : "cc", "memory");
-        done = k8;
-    }
-#endif
-    for (int32_t i = done; i < k4; i += 4) {
-        const uint32_t v0 = load4(w0 + i), v1 = load4(w1 + i);
-        const int16x2_t e0 = even_s16(v0), o0 = odd_s16(v0), e1 = even_s16(v1), o1 = odd_s16(v1);
-        const int16x2_t a02 = (int16x2_t)x0[i / 2], a13 = (int16x2_t)x0[i / 2 + 1];
-        const int16x2_t b02 = (int16x2_t)x1[i / 2], b13 = (int16x2_t)x1[i / 2 + 1];
-        s00 = __smlad(a13, o0, __smlad(a02, e0, s00));
-        s01 = __smlad(a13, o1, __smlad(a02, e1, s01));
-        s10 = __smlad(b13, o0, __smlad(b02, e0, s10));
-        s11 = __smlad(b13, o1, __smlad(b02, e1, s11));
-    }
-    s[0] = s00;
-    s[1] = s01;
-    s[2] = s10;
-    s[3] = s11;
+static void zero_row(int32_t steps, uint32_t *x, int32_t R) {
+    for (int32_t q = 0; q < steps; q++, x += 2 * R) x[0] = x[1] = 0;
 }
 
-/* Any k: the asm loop over multiples of 8, then C for the rest. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static void tile2w_any(const uint32_t *x0, const uint32_t *x1, const int8_t *a0, const int8_t *a1,
-                       const int8_t *w0, const int8_t *w1, int32_t k, uint32_t *acc0,
-                       uint32_t *acc1) {
-    const int32_t k4 = k & ~3;
-    int32_t s[4];
-    dot2w(x0, x1, w0, w1, k4, s);
-    acc0[0] = (uint32_t)s[0] + dot_tail(a0, w0, k4, k);
-    acc0[1] = (uint32_t)s[1] + dot_tail(a0, w1, k4, k);
-    acc1[0] = (uint32_t)s[2] + dot_tail(a1, w0, k4, k);
-    acc1[1] = (uint32_t)s[3] + dot_tail(a1, w1, k4, k);
+typedef struct wide_gemm {
+    const systolic_params *p; /* weights, bias, multiplier, shift of all channels */
+    const int8_t *w_end;      /* one past the weights */
+    int8_t *spare;            /* 4 * steps bytes for the last channel's row */
+    int32_t steps;            /* ceil(k / 4) */
+} wide_gemm;
+
+static int wide_takes(const systolic_params *p) {
+    return !p->is_unsigned && p->filter_offset == 0 && p->k <= WIDE_MAX_K &&
+           (p->requant == SYSTOLIC_REQUANT_FIXED || p->requant == SYSTOLIC_REQUANT_DOUBLE);
 }
 
-void systolic_tile_dot2_wide_variant(const uint32_t *x0, const uint32_t *x1, const int8_t *a0,
-                                     const int8_t *a1, const int8_t *w, int32_t ws, int32_t k,
-                                     int32_t nc, uint32_t *acc0, uint32_t *acc1) {
-    int32_t c = 0;
-#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
-    /* k a multiple of 8 (most layers): only the asm loop, little around it. */
-    if ((k & 7) == 0) {
-        for (; c + 2 <= nc; c += 2) {
-            const uint32_t *px0 = x0, *px1 = x1;
-            const int8_t *p0 = w + c * ws, *p1 = p0 + ws;
-            const uint32_t *const end = x0 + k / 2;
-            int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
-            uint32_t e0, o0, e1, o1, xe, xo;
-            __asm__ volatile("1:\n\t" DOT2W_ASM_STEP DOT2W_ASM_STEP
-                             "ldr    %[xe], %[end]\n\t"
-                             "cmp    %[px0], %[xe]\n\t"
-                             "bne    1b\n\t"
-                             : [px0] "+&r"(px0), [px1] "+&r"(px1), [p0] "+&r"(p0), [p1] "+&r"(p1),
-                               [s00] "+&r"(s00), [s01] "+&r"(s01), [s10] "+&r"(s10),
-                               [s11] "+&r"(s11), [e0] "=&r"(e0), [o0] "=&r"(o0), [e1] "=&r"(e1),
-                               [o1] "=&r"(o1), [xe] "=&r"(xe), [xo] "=&r"(xo)
-                             : [end] "m"(end)
-                             : "cc", "memory");
-            acc0[c] = (uint32_t)s00;
-            acc0[c + 1] = (uint32_t)s01;
-            acc1[c] = (uint32_t)s10;
-            acc1[c + 1] = (uint32_t)s11;
+/* Channels [c0, c0 + p->n) against the block x of R rows, the first mr
+ * valid: row r, channel c0 + j to out[r * out_stride + j]. */
+static void wide_block(const wide_gemm *g, const uint32_t *x, int32_t R, int32_t mr, int32_t c0,
+                       uint8_t *out, int32_t out_stride) {
+    const systolic_params *p = g->p;
+    const int32_t k = p->k, steps = g->steps;
+    const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
+    const int full = lo == -128 && hi == 127;
+    const int dbl = p->requant == SYSTOLIC_REQUANT_DOUBLE;
+    const uint32_t span = (uint32_t)k << 14; /* |a * w| <= 2^14 */
+    int32_t acc[8];
+    for (int32_t j = 0; j < p->n; j++) {
+        const int32_t ch = c0 + j;
+        const int8_t *w = (const int8_t *)p->weights + ch * k;
+        if (w + 4 * steps > g->w_end) {
+            int32_t i = 0;
+            for (; i < k; i++) g->spare[i] = w[i];
+            for (; i < 4 * steps; i++) g->spare[i] = 0;
+            w = g->spare;
+        }
+        const int32_t b = p->bias ? p->bias[ch] : 0;
+        acc[0] = b;
+        if (R == 8)
+            dot8(x, w, steps, acc);
+        else
+            dot4(x, w, steps, acc);
+        uint8_t *o = out + j;
+        const int32_t q = p->per_channel ? ch : 0;
+        edge_rq_dsp rq;
+        if (!dbl && edge_rq_dsp_fits(b, span) && edge_rq_dsp_make(p->multiplier[q], p->shift[q], &rq)) {
+            if (full) {
+                for (int32_t r = 0; r < mr; r++) {
+                    const int32_t v = edge_rq_dsp_apply(acc[r], rq.mult, rq.round, rq.right);
+                    o[r * out_stride] = (uint8_t)edge_ssat8(v + oo);
+                }
+            } else {
+                for (int32_t r = 0; r < mr; r++) {
+                    int32_t v = edge_rq_dsp_apply(acc[r], rq.mult, rq.round, rq.right) + oo;
+                    v = v < lo ? lo : v;
+                    o[r * out_stride] = (uint8_t)(v > hi ? hi : v);
+                }
+            }
+            continue;
+        }
+        systolic_requant_channel(p, ch, acc, mr, o, out_stride);
+    }
+}
+
+static wide_gemm wide_setup(const systolic_params *p, int32_t n_all, int8_t *spare) {
+    wide_gemm g;
+    g.p = p;
+    g.steps = (p->k + 3) / 4;
+    g.w_end = (const int8_t *)p->weights + n_all * p->k;
+    g.spare = spare;
+    return g;
+}
+
+int systolic_gemm_wide_variant(const systolic_params *p, const void *const *rows, int32_t m, void *out,
+                               int32_t out_stride) {
+    if (!wide_takes(p)) return 0;
+    uint32_t x[EDGE_SYSTOLIC_WIDE_WORDS];
+    int8_t spare[WIDE_MAX_K + 4];
+    const wide_gemm g = wide_setup(p, p->n, spare);
+    const int32_t R = p->k <= WIDE_MAX_K8 ? 8 : 4;
+    for (int32_t r0 = 0; r0 < m; r0 += R) {
+        const int32_t mr = m - r0 < R ? m - r0 : R, Rt = mr <= 4 ? 4 : R;
+        for (int32_t r = 0; r < Rt; r++) {
+            if (r < mr)
+                widen_row((const int8_t *)rows[r0 + r], p->k, x + 2 * r, Rt);
+            else
+                zero_row(g.steps, x + 2 * r, Rt);
+        }
+        wide_block(&g, x, Rt, mr, 0, (uint8_t *)out + r0 * out_stride, out_stride);
+    }
+    return 1;
+}
+
+static void copy_bytes(int8_t *d, const int8_t *s, int32_t n) {
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const uint32_t v = load4(s + i);
+        __builtin_memcpy(d + i, &v, 4);
+    }
+    for (; i < n; i++) d[i] = s[i];
+}
+
+static void fill_bytes(int8_t *d, int8_t v, int32_t n) {
+    for (int32_t i = 0; i < n; i++) d[i] = v;
+}
+
+/* The im2col row of output pixel (oy, ox), group grp: a pointer into the
+ * image for 1x1 filters, else gathered into dst. */
+static const int8_t *conv_row(const systolic_conv_geom *g, const int8_t *img, int32_t oy, int32_t ox,
+                              int32_t grp, int8_t *dst) {
+    const int32_t gic = g->group_in_c, in_c = g->in_c, in_w = g->in_w;
+    const int32_t iy0 = oy * g->stride_h - g->pad_h, ix0 = ox * g->stride_w - g->pad_w;
+    const int8_t *base = img + grp * gic;
+    if (g->k_h == 1 && g->k_w == 1 && iy0 >= 0 && ix0 >= 0 && iy0 < g->in_h && ix0 < in_w)
+        return base + (iy0 * in_w + ix0) * in_c;
+    const int8_t pad = (int8_t)g->pad_value;
+    const int contiguous = g->dil_w == 1 && g->groups == 1 && ix0 >= 0 && ix0 + g->k_w <= in_w;
+    int8_t *d = dst;
+    for (int32_t ky = 0; ky < g->k_h; ky++) {
+        const int32_t iy = iy0 + ky * g->dil_h;
+        if (iy < 0 || iy >= g->in_h) {
+            fill_bytes(d, pad, g->k_w * gic);
+            d += g->k_w * gic;
+            continue;
+        }
+        const int8_t *row = base + iy * in_w * in_c;
+        if (contiguous) {
+            copy_bytes(d, row + ix0 * in_c, g->k_w * gic);
+            d += g->k_w * gic;
+            continue;
+        }
+        for (int32_t kx = 0; kx < g->k_w; kx++, d += gic) {
+            const int32_t ix = ix0 + kx * g->dil_w;
+            if (ix < 0 || ix >= in_w)
+                fill_bytes(d, pad, gic);
+            else
+                copy_bytes(d, row + ix * in_c, gic);
         }
     }
-#endif
-    for (; c + 2 <= nc; c += 2)
-        tile2w_any(x0, x1, a0, a1, w + c * ws, w + c * ws + ws, k, acc0 + c, acc1 + c);
-    if (c < nc) {
-        systolic_tile_dot_s8_variant(a0, w + c * ws, ws, k, nc - c, acc0 + c);
-        systolic_tile_dot_s8_variant(a1, w + c * ws, ws, k, nc - c, acc1 + c);
+    return dst;
+}
+
+int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g, const int8_t *in,
+                          int8_t *out) {
+    if (!wide_takes(p)) return 0;
+    uint32_t x[EDGE_SYSTOLIC_WIDE_WORDS];
+    int8_t row[WIDE_MAX_K + 4];
+    const wide_gemm wg = wide_setup(p, p->n * g->groups, row);
+    const int32_t k = p->k, n_all = p->n * g->groups, pixels = g->out_h * g->out_w;
+    const int32_t R = k <= WIDE_MAX_K8 ? 8 : 4;
+    for (int32_t b = 0; b < g->batches; b++) {
+        const int8_t *img = in + b * g->in_h * g->in_w * g->in_c;
+        int8_t *oimg = out + b * pixels * n_all;
+        int32_t oy = 0, ox = 0;
+        for (int32_t px0 = 0; px0 < pixels; px0 += R) {
+            const int32_t mr = pixels - px0 < R ? pixels - px0 : R, Rt = mr <= 4 ? 4 : R;
+            for (int32_t grp = 0; grp < g->groups; grp++) {
+                int32_t y = oy, xx = ox;
+                for (int32_t r = 0; r < Rt; r++) {
+                    if (r < mr) {
+                        widen_row(conv_row(g, img, y, xx, grp, row), k, x + 2 * r, Rt);
+                        if (++xx == g->out_w) xx = 0, y++;
+                    } else {
+                        zero_row(wg.steps, x + 2 * r, Rt);
+                    }
+                }
+                wide_block(&wg, x, Rt, mr, grp * p->n, (uint8_t *)oimg + px0 * n_all, n_all);
+            }
+            ox += mr;
+            while (ox >= g->out_w) ox -= g->out_w, oy++;
+        }
     }
+    return 1;
 }
 
 #else
