@@ -218,6 +218,132 @@ __attribute__((naked, noinline)) static void dot4(const uint32_t *x __attribute_
             "pop    {r4-r8, pc}\n\t");
 }
 
+/* ---- Whole tiles in asm: every channel's dot product, requantization and
+ * stores for a block of R full rows, with no call or spill per channel.
+ * The per-channel constants come from a table built once per op:
+ * {bias, mult2, right} (requant_dsp.h), right = 0 to hand the channel
+ * back (its sums in acc[]) for the exact path. The output range must be the
+ * whole int8 range (SSAT #8). */
+typedef struct dsp_tile {
+    const uint32_t *x;  /*  0: the widened block */
+    const int8_t *w;    /*  4: weights of the next channel */
+    const int32_t *tab; /*  8: its table entry */
+    const int32_t *tab_end;
+    uint8_t *out;       /* 16: its output in row 0 */
+    int32_t out_stride; /* 20 */
+    int32_t oo;         /* 24: output offset */
+    int32_t k;          /* 28 */
+    int32_t steps;      /* 32: groups of four k */
+    int32_t acc[8];     /* 36: the sums of a channel handed back */
+} dsp_tile;
+
+/* Stack frame of the tile routines. */
+#define TF_T "0"
+#define TF_X "4" /* X, W adjacent (LDRD) */
+#define TF_W "8"
+#define TF_TAB "12" /* TAB, TEND adjacent */
+#define TF_OUT "20"
+#define TF_STRIDE "24"
+#define TF_OO "28"
+#define TF_KADJ "32" /* k - 4 * steps: W after the loop to the next row */
+#define TF_END "36"
+#define TF_ENTRY "40"
+
+/* One output of the sum in A: r0 = mult2, r1 = right, r2 = 2^(right-1),
+ * r3 = output offset (requant_dsp.h), stored at r12. */
+#define RQ_OUT(A)                                                                                  \
+    "add    lr, r2, " A "\n\t"                                                                      \
+    "sub    lr, lr, " A ", lsr #31\n\t"                                                            \
+    "smmlar " A ", " A ", r0, lr\n\t"                                                              \
+    "asr    " A ", " A ", r1\n\t"                                                                  \
+    "add    " A ", r3\n\t"                                                                         \
+    "ssat   " A ", #8, " A "\n\t"                                                                  \
+    "strb   " A ", [r12]\n\t"
+#define RQ_NEXT(A) "add    r12, r4\n\t" RQ_OUT(A)
+
+/* ROWS_STEP: one group of four k; END_SHIFT: log2 of its bytes in x;
+ * RQ: the outputs; ACCS: the sum registers. Returns 1 when a channel was
+ * handed back (t->w, tab, out at it, or past it for w and tab), 0 at
+ * tab_end. */
+#define DSP_TILE_ASM(ROWS_STEP, END_SHIFT, RQ, ACCS, INIT)                                        \
+    __asm__("push   {r4-r11, lr}\n\t"                                                              \
+            "sub    sp, #48\n\t"                                                                   \
+            "str    r0, [sp, #" TF_T "]\n\t"                                                       \
+            "ldm    r0, {r1-r9}\n\t"                                                               \
+            "strd   r1, r2, [sp, #" TF_X "]\n\t"                                                   \
+            "strd   r3, r4, [sp, #" TF_TAB "]\n\t"                                                 \
+            "strd   r5, r6, [sp, #" TF_OUT "]\n\t"                                                 \
+            "str    r7, [sp, #" TF_OO "]\n\t"                                                      \
+            "sub    r8, r8, r9, lsl #2\n\t"                                                        \
+            "str    r8, [sp, #" TF_KADJ "]\n\t"                                                    \
+            "add    r10, r1, r9, lsl #" END_SHIFT "\n\t"                                           \
+            "str    r10, [sp, #" TF_END "]\n\t"                                                    \
+            "adr.w  r12, 1f\n\t"                                                                   \
+            "tst    r9, #1\n\t"                                                                    \
+            "it     ne\n\t"                                                                        \
+            "adrne.w r12, 2f\n\t"                                                                  \
+            "orr    r12, r12, #1\n\t"                                                              \
+            "str    r12, [sp, #" TF_ENTRY "]\n"                                                    \
+            "5:\n\t"                                                                               \
+            "ldr    r2, [sp, #" TF_TAB "]\n\t"                                                     \
+            "ldr    r4, [r2]\n\t" INIT "ldrd   r0, r1, [sp, #" TF_X "]\n\t"                        \
+            "ldr    pc, [sp, #" TF_ENTRY "]\n\t"                                                   \
+            ".p2align 2\n"                                                                         \
+            "1:\n\t" ROWS_STEP "2:\n\t" ROWS_STEP "ldr    r12, [sp, #" TF_END "]\n\t"              \
+            "cmp    r0, r12\n\t"                                                                   \
+            "bne    1b\n\t"                                                                        \
+            "ldr    r12, [sp, #" TF_KADJ "]\n\t"                                                   \
+            "add    r1, r12\n\t"                                                                   \
+            "str    r1, [sp, #" TF_W "]\n\t"                                                       \
+            "ldr    r2, [sp, #" TF_TAB "]\n\t"                                                     \
+            "ldrd   r0, r1, [r2, #4]\n\t"                                                          \
+            "add    r2, #12\n\t"                                                                   \
+            "str    r2, [sp, #" TF_TAB "]\n\t"                                                     \
+            "cmp    r1, #0\n\t"                                                                    \
+            "beq    6f\n\t"                                                                        \
+            "sub    r3, r1, #1\n\t"                                                                \
+            "mov    r2, #1\n\t"                                                                    \
+            "lsl    r2, r2, r3\n\t"                                                                \
+            "ldr    r3, [sp, #" TF_OO "]\n\t"                                                      \
+            "ldr    r12, [sp, #" TF_OUT "]\n\t" RQ "ldr    r12, [sp, #" TF_OUT "]\n\t"             \
+            "add    r12, #1\n\t"                                                                   \
+            "str    r12, [sp, #" TF_OUT "]\n\t"                                                    \
+            "ldrd   r2, r3, [sp, #" TF_TAB "]\n\t"                                                 \
+            "cmp    r2, r3\n\t"                                                                    \
+            "bne    5b\n\t"                                                                        \
+            "movs   r0, #0\n\t"                                                                    \
+            "add    sp, #48\n\t"                                                                   \
+            "pop    {r4-r11, pc}\n"                                                                \
+            "6:\n\t"                                                                               \
+            "ldr    r0, [sp, #" TF_T "]\n\t"                                                       \
+            "ldr    r1, [sp, #" TF_W "]\n\t"                                                       \
+            "ldr    r2, [sp, #" TF_TAB "]\n\t"                                                     \
+            "ldr    r3, [sp, #" TF_OUT "]\n\t"                                                     \
+            "str    r1, [r0, #4]\n\t"                                                              \
+            "str    r2, [r0, #8]\n\t"                                                              \
+            "str    r3, [r0, #16]\n\t"                                                             \
+            "add    r0, #36\n\t"                                                                   \
+            "stm    r0, {" ACCS "}\n\t"                                                            \
+            "movs   r0, #1\n\t"                                                                    \
+            "add    sp, #48\n\t"                                                                   \
+            "pop    {r4-r11, pc}\n\t")
+
+__attribute__((naked, noinline)) static int tile8(dsp_tile *t __attribute__((unused))) {
+    DSP_TILE_ASM(DOT_STEP8, "6",
+                 RQ_OUT("r4") "ldr    r4, [sp, #" TF_STRIDE "]\n\t" RQ_NEXT("r5") RQ_NEXT("r6")
+                     RQ_NEXT("r7") RQ_NEXT("r8") RQ_NEXT("r9") RQ_NEXT("r10") RQ_NEXT("r11"),
+                 "r4-r11",
+                 "mov    r5, r4\n\tmov    r6, r4\n\tmov    r7, r4\n\tmov    r8, r4\n\t"
+                 "mov    r9, r4\n\tmov    r10, r4\n\tmov    r11, r4\n\t");
+}
+
+__attribute__((naked, noinline)) static int tile4(dsp_tile *t __attribute__((unused))) {
+    DSP_TILE_ASM(DOT_STEP4, "5",
+                 RQ_OUT("r4") "ldr    r4, [sp, #" TF_STRIDE "]\n\t" RQ_NEXT("r5") RQ_NEXT("r6")
+                     RQ_NEXT("r7"),
+                 "r4-r7", "mov    r5, r4\n\tmov    r6, r4\n\tmov    r7, r4\n\t");
+}
+
 /* Row a (k int8) into row r of a block of R rows. */
 static void widen_row(const int8_t *a, int32_t k, uint32_t *x, int32_t R) {
     const int32_t k4 = k & ~3, st = 2 * R;
@@ -251,10 +377,10 @@ static int wide_takes(const systolic_params *p) {
            (p->requant == SYSTOLIC_REQUANT_FIXED || p->requant == SYSTOLIC_REQUANT_DOUBLE);
 }
 
-/* Channels [c0, c0 + p->n) against the block x of R rows, the first mr
+/* Channels [c0, c0 + nch) against the block x of R rows, the first mr
  * valid: row r, channel c0 + j to out[r * out_stride + j]. */
 static void wide_block(const wide_gemm *g, const uint32_t *x, int32_t R, int32_t mr, int32_t c0,
-                       uint8_t *out, int32_t out_stride) {
+                       int32_t nch, uint8_t *out, int32_t out_stride) {
     const systolic_params *p = g->p;
     const int32_t k = p->k, steps = g->steps;
     const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
@@ -262,7 +388,7 @@ static void wide_block(const wide_gemm *g, const uint32_t *x, int32_t R, int32_t
     const int dbl = p->requant == SYSTOLIC_REQUANT_DOUBLE;
     const uint32_t span = (uint32_t)k << 14; /* |a * w| <= 2^14 */
     int32_t acc[8];
-    for (int32_t j = 0; j < p->n; j++) {
+    for (int32_t j = 0; j < nch; j++) {
         const int32_t ch = c0 + j;
         const int8_t *w = (const int8_t *)p->weights + ch * k;
         if (w + 4 * steps > g->w_end) {
@@ -280,15 +406,15 @@ static void wide_block(const wide_gemm *g, const uint32_t *x, int32_t R, int32_t
         uint8_t *o = out + j;
         const int32_t q = p->per_channel ? ch : 0;
         edge_rq_dsp rq;
-        if (!dbl && edge_rq_dsp_fits(b, span) && edge_rq_dsp_make(p->multiplier[q], p->shift[q], &rq)) {
+        if (!dbl && edge_rq_dsp_make(p->multiplier[q], p->shift[q], &rq) && edge_rq_dsp_fits(b, span, &rq)) {
             if (full) {
                 for (int32_t r = 0; r < mr; r++) {
-                    const int32_t v = edge_rq_dsp_apply(acc[r], rq.mult, rq.round, rq.right);
+                    const int32_t v = edge_rq_dsp_apply(acc[r], &rq);
                     o[r * out_stride] = (uint8_t)edge_ssat8(v + oo);
                 }
             } else {
                 for (int32_t r = 0; r < mr; r++) {
-                    int32_t v = edge_rq_dsp_apply(acc[r], rq.mult, rq.round, rq.right) + oo;
+                    int32_t v = edge_rq_dsp_apply(acc[r], &rq) + oo;
                     v = v < lo ? lo : v;
                     o[r * out_stride] = (uint8_t)(v > hi ? hi : v);
                 }
@@ -323,7 +449,7 @@ int systolic_gemm_wide_variant(const systolic_params *p, const void *const *rows
             else
                 zero_row(g.steps, x + 2 * r, Rt);
         }
-        wide_block(&g, x, Rt, mr, 0, (uint8_t *)out + r0 * out_stride, out_stride);
+        wide_block(&g, x, Rt, mr, 0, p->n, (uint8_t *)out + r0 * out_stride, out_stride);
     }
     return 1;
 }
@@ -377,12 +503,59 @@ static const int8_t *conv_row(const systolic_conv_geom *g, const int8_t *img, in
     return dst;
 }
 
+#define TAB_MAX 256 /* channels of the per-op table: 3 KiB of stack */
+
+/* The table of tile8/tile4 for channels [0, n); 0 when they cannot run. */
+static int tile_table(const systolic_params *p, int32_t n, int32_t *tab) {
+    if (p->requant != SYSTOLIC_REQUANT_FIXED || p->act_min != -128 || p->act_max != 127 ||
+        n > TAB_MAX)
+        return 0;
+    const uint32_t span = (uint32_t)p->k << 14;
+    for (int32_t ch = 0; ch < n; ch++, tab += 3) {
+        const int32_t q = p->per_channel ? ch : 0;
+        edge_rq_dsp rq;
+        tab[0] = p->bias ? p->bias[ch] : 0;
+        tab[1] = tab[2] = 0;
+        if (edge_rq_dsp_make(p->multiplier[q], p->shift[q], &rq) && edge_rq_dsp_fits(tab[0], span, &rq))
+            tab[1] = rq.mult2, tab[2] = rq.right;
+    }
+    return 1;
+}
+
+/* Channels [c0, c0 + nch) of a block of R full rows through tile8/tile4. */
+static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, int32_t R, int32_t c0,
+                     int32_t nch, uint8_t *out, int32_t out_stride) {
+    const systolic_params *p = g->p;
+    const int8_t *w = (const int8_t *)p->weights + c0 * p->k;
+    /* The last channel of the weights, when its 4 * steps bytes would
+     * overrun them: wide_block copies it first. */
+    const int32_t nf = w + (nch - 1) * p->k + 4 * g->steps > g->w_end ? nch - 1 : nch;
+    dsp_tile t;
+    t.x = x;
+    t.w = w;
+    t.tab = tab + 3 * c0;
+    t.tab_end = t.tab + 3 * nf;
+    t.out = out;
+    t.out_stride = out_stride;
+    t.oo = p->output_offset;
+    t.k = p->k;
+    t.steps = g->steps;
+    while (nf > 0 && (R == 8 ? tile8(&t) : tile4(&t))) {
+        systolic_requant_channel(p, (int32_t)(t.tab - tab) / 3 - 1, t.acc, R, t.out, out_stride);
+        t.out++;
+        if (t.tab == t.tab_end) break;
+    }
+    if (nf < nch) wide_block(g, x, R, R, c0 + nf, 1, out + nf, out_stride);
+}
+
 int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g, const int8_t *in,
                           int8_t *out) {
     if (!wide_takes(p)) return 0;
     uint32_t x[EDGE_SYSTOLIC_WIDE_WORDS];
     int8_t row[WIDE_MAX_K + 4];
+    int32_t tab[3 * TAB_MAX];
     const wide_gemm wg = wide_setup(p, p->n * g->groups, row);
+    const int tiles = tile_table(p, p->n * g->groups, tab);
     const int32_t k = p->k, n_all = p->n * g->groups, pixels = g->out_h * g->out_w;
     const int32_t R = k <= WIDE_MAX_K8 ? 8 : 4;
     for (int32_t b = 0; b < g->batches; b++) {
@@ -401,7 +574,11 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
                         zero_row(wg.steps, x + 2 * r, Rt);
                     }
                 }
-                wide_block(&wg, x, Rt, mr, grp * p->n, (uint8_t *)oimg + px0 * n_all, n_all);
+                uint8_t *o = (uint8_t *)oimg + px0 * n_all + grp * p->n;
+                if (tiles && mr == Rt)
+                    tile_run(&wg, tab, x, Rt, grp * p->n, p->n, o, n_all);
+                else
+                    wide_block(&wg, x, Rt, mr, grp * p->n, p->n, o, n_all);
             }
             ox += mr;
             while (ox >= g->out_w) ox -= g->out_w, oy++;
