@@ -4,14 +4,28 @@
  * depthwise.c.
  *
  * Taken: int8, filter offset 0, depth multiplier 1, channels a multiple of
- * 4 (so one word holds four channels of one pixel or of one tap's
- * weights). Four output channels are summed in registers at once: SXTB16
- * splits a word into channels 0,2 and (rotated by 8) 1,3 as int16 pairs,
- * for the input and for the weights alike, and SMLABB / SMLATT add the
- * bottom and the top products to their channel's int32 (wrapping as the
- * portable kernel's uint32 sums do). Border pixels add the input offset to
- * both halves with SADD16 first (|x + io| <= 255 fits int16); interior ones
- * start from bias + io * sum(w) instead, as the portable kernel does.
+ * 4, filters of at most 9 taps, and input rows small enough for the ring
+ * below (DWD_RING_WORDS). Others return 0 (the portable kernel runs).
+ *
+ * Input rows are widened once each into a ring of k_h-ish rows on the
+ * stack: int16 x + input_offset, padded with zeros left and right, laid
+ * out [group of 4 channels][column] with each pixel's group as two words
+ * (c0, c2), (c1, c3) (SXTB16 order). Since x + io is 0 on padding, the
+ * reference's skipped taps contribute 0 here, and every pixel (border or
+ * not) is the same straight sequence: per tap one LDRD of the input, one
+ * LDRD of the split weights (a table made once per block), and four
+ * SMLABB / SMLATT on the four channels' int32 sums (wrapping as the
+ * portable kernel's uint32 sums do). A row of outputs is summed for one
+ * group at a time into a small buffer, then requantized per channel
+ * (requant_dsp.h where the multiplier and the bound allow, else
+ * edge_rq_apply).
+ *
+ * Output order: channels in blocks of DWD_BLOCK (all of them when out_c
+ * <= 64), and within a block row by row, each row complete (all its
+ * channels) before the next.
+ *
+ * Stack: the ring (DWD_RING_WORDS words) plus the weight and constant
+ * tables and a row chunk of sums, about 8 KiB.
  */
 #include "depthwise.h"
 
@@ -24,8 +38,27 @@
 #include <arm_acle.h>
 
 #include "requant.h"
+#include "requant_dsp.h"
 
-#define DWD_BLOCK 64
+#define DWD_BLOCK 64        /* output channels at once */
+#define DWD_TAPS 9          /* filter taps at most */
+#define DWD_RING_WORDS 1536 /* widened rows: 6 KiB */
+#define DWD_CHUNK 32        /* output pixels summed before requantization */
+
+/* One channel's accumulator start and requantization (right = 0: exact
+ * path). */
+typedef struct dwd_chan {
+    int32_t bias, mult2, round, right;
+} dwd_chan;
+
+/* The pass-1 routines' arguments (offsets fixed for the asm). */
+typedef struct dwd_job {
+    const uint32_t *s[3];  /*  0: widened rows ky = 0, 1, 2 at the first pixel's tap 0 */
+    const uint32_t *w;     /* 12: split weights of the group, [tap][2] */
+    const int32_t *bias;   /* 16: the group's four starts */
+    int32_t *acc;          /* 20: four sums per pixel */
+    int32_t n;             /* 24: pixels (>= 1) */
+} dwd_job;
 
 static inline uint32_t load4(const int8_t *p) {
     uint32_t v;
@@ -41,136 +74,195 @@ static inline int16x2_t odd_s16(uint32_t v) {
     return r;
 }
 
-/* Four channels' sums over taps [kx_lo, kx_hi) of one kernel row; io2 is
- * the input offset in both halves (0 for interior pixels). */
-#define DWD_ROW(ADD_IO)                                                                  \
-    for (int32_t kx = kx_lo; kx < kx_hi; kx++) {                                         \
-        const uint32_t xv = load4(s), wv = load4(w);                                     \
-        int16x2_t x02 = even_s16(xv), x13 = odd_s16(xv);                                 \
-        if (ADD_IO) {                                                                    \
-            x02 = __sadd16(x02, io2);                                                    \
-            x13 = __sadd16(x13, io2);                                                    \
-        }                                                                                \
-        const int16x2_t w02 = even_s16(wv), w13 = odd_s16(wv);                           \
-        a0 = __smlabb(x02, w02, a0);                                                     \
-        a2 = __smlatt(x02, w02, a2);                                                     \
-        a1 = __smlabb(x13, w13, a1);                                                     \
-        a3 = __smlatt(x13, w13, a3);                                                     \
-        s += sstep;                                                                      \
-        w += out_c;                                                                      \
-    }
+/* One tap: input pair at [S, OFF] (ADDR: the address operand), weights at
+ * word W of the group's table. */
+#define DWD_TAP(ADDR, W)                                                                           \
+    "ldrd   r8, r9, " ADDR "\n\t"                                                                  \
+    "ldrd   r10, r11, [r3, #" W "]\n\t"                                                            \
+    "smlabb r4, r8, r10, r4\n\t"                                                                   \
+    "smlatt r6, r8, r10, r6\n\t"                                                                   \
+    "smlabb r5, r9, r11, r5\n\t"                                                                   \
+    "smlatt r7, r9, r11, r7\n\t"
+/* A 3-tap row from pointer S, the pixel step STEP bytes: taps 1 and 2 by
+ * offset, then tap 0 advancing S to the next pixel. */
+#define DWD_ROW3(S, W0, W1, W2, STEP)                                                              \
+    DWD_TAP("[" S ", #8]", W1) DWD_TAP("[" S ", #16]", W2) DWD_TAP("[" S "], #" STEP, W0)
 
-/* One tap for four channels, no input offset (interior pixels). */
-#define DWD_TAP(SP, WP)                                                                  \
-    do {                                                                                 \
-        const uint32_t xv = load4(SP), wv = load4(WP);                                   \
-        const int16x2_t x02 = even_s16(xv), x13 = odd_s16(xv);                           \
-        const int16x2_t w02 = even_s16(wv), w13 = odd_s16(wv);                           \
-        a0 = __smlabb(x02, w02, a0);                                                     \
-        a2 = __smlatt(x02, w02, a2);                                                     \
-        a1 = __smlabb(x13, w13, a1);                                                     \
-        a3 = __smlatt(x13, w13, a3);                                                     \
-    } while (0)
+/* 3x3, dilation 1: the four sums of n pixels. */
+#define DWD_PASS3(STEP)                                                                            \
+    __asm__("push   {r4-r11, lr}\n\t"                                                              \
+            "ldr    lr, [r0, #16]\n\t"                                                             \
+            "ldr    r12, [r0, #20]\n\t"                                                            \
+            "ldr    r4, [r0, #24]\n\t"                                                             \
+            "add    r4, r12, r4, lsl #4\n\t"                                                       \
+            "push   {r4, r5}\n\t"                                                                  \
+            "ldm    r0, {r0-r3}\n"                                                                 \
+            "1:\n\t"                                                                               \
+            "ldm    lr, {r4-r7}\n\t" DWD_ROW3("r0", "0", "8", "16", STEP)                          \
+                DWD_ROW3("r1", "24", "32", "40", STEP) DWD_ROW3("r2", "48", "56", "64", STEP)      \
+            "stm    r12!, {r4-r7}\n\t"                                                             \
+            "ldr    r8, [sp]\n\t"                                                                  \
+            "cmp    r12, r8\n\t"                                                                   \
+            "bne    1b\n\t"                                                                        \
+            "pop    {r4, r5}\n\t"                                                                  \
+            "pop    {r4-r11, pc}\n\t")
 
-/* edge_rq_apply for a multiplier >= 0 (the kernel checks), in 32-bit
- * steps: with it the high mul cannot saturate, bits 31..62 of
- * x * mult + 2^30 are the floor, and gemmlowp's RoundingDivideByPOT
- * (remainder against threshold) needs no 64-bit add. */
-static inline int32_t rq_apply(int32_t acc, int32_t mult, int32_t left, int32_t right) {
-    const int64_t ab = (int64_t)(int32_t)((uint32_t)acc << left) * (int64_t)mult;
-    const uint64_t sum = (uint64_t)ab + (1u << 30);
-    const int32_t h = (int32_t)(uint32_t)(sum >> 31);
-    const int32_t mask = (int32_t)(((uint32_t)1 << right) - 1u);
-    const int32_t thr = (mask >> 1) + (int32_t)((uint32_t)h >> 31);
-    return (h >> right) + ((h & mask) > thr);
+__attribute__((naked, noinline)) static void dwd_pass3_s1(const dwd_job *j __attribute__((unused))) {
+    DWD_PASS3("8");
+}
+__attribute__((naked, noinline)) static void dwd_pass3_s2(const dwd_job *j __attribute__((unused))) {
+    DWD_PASS3("16");
 }
 
-/* Requantize, offset, clamp and store one output. */
-#define DWD_OUT(A, I)                                                                    \
-    do {                                                                                 \
-        int32_t v = rq_apply(A, mult[g + (I)], left[g + (I)], right[g + (I)]);           \
-        v = (int32_t)((uint32_t)v + (uint32_t)oo);                                       \
-        v = v < lo ? lo : (v > hi ? hi : v);                                             \
-        dst[g + (I)] = (int8_t)v;                                                        \
-    } while (0)
+/* Any other window: the same sums in C. rows[ky] at the pixel's tap 0;
+ * the pixel step `step` and tap step `dstep` in words. */
+static void dwd_pass_any(const dwd_job *j, int32_t k_h, int32_t k_w, int32_t step, int32_t dstep) {
+    int32_t *acc = j->acc;
+    for (int32_t ox = 0; ox < j->n; ox++, acc += 4) {
+        int32_t a0 = j->bias[0], a1 = j->bias[1], a2 = j->bias[2], a3 = j->bias[3];
+        const uint32_t *w = j->w;
+        for (int32_t ky = 0; ky < k_h; ky++) {
+            const uint32_t *s = j->s[ky] + ox * step;
+            for (int32_t kx = 0; kx < k_w; kx++, s += dstep, w += 2) {
+                const int16x2_t x02 = (int16x2_t)s[0], x13 = (int16x2_t)s[1];
+                a0 = __smlabb(x02, (int16x2_t)w[0], a0);
+                a2 = __smlatt(x02, (int16x2_t)w[0], a2);
+                a1 = __smlabb(x13, (int16x2_t)w[1], a1);
+                a3 = __smlatt(x13, (int16x2_t)w[1], a3);
+            }
+        }
+        acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+    }
+}
 
 int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *filt, int8_t *out) {
-    if (p->is_unsigned || p->filter_offset != 0 || p->depth_mult != 1 || (p->in_c & 3)) return 0;
-    for (int32_t c = 0; c < (p->per_channel ? p->out_c : 1); c++)
-        if (p->multiplier[c] < 0) return 0;
-    const int unroll3 = p->k_h == 3 && p->k_w == 3 && p->dil_h == 1 && p->dil_w == 1;
-    uint32_t folded[DWD_BLOCK], bias0[DWD_BLOCK];
-    int32_t mult[DWD_BLOCK], left[DWD_BLOCK], right[DWD_BLOCK];
+    const int32_t k_h = p->k_h, k_w = p->k_w, taps = k_h * k_w, out_c = p->out_c;
+    const int32_t in_h = p->in_h, in_w = p->in_w, out_w = p->out_w, sw = p->stride_w;
+    const int32_t dil_h = p->dil_h, dil_w = p->dil_w;
+    if (p->is_unsigned || p->filter_offset != 0 || p->depth_mult != 1 || (out_c & 3) ||
+        taps > DWD_TAPS || k_h > 3)
+        return 0;
+    /* Widened row: pad_w zeros, the image row, zeros to the last tap read. */
+    const int32_t pad_l = p->pad_w;
+    const int32_t last = (out_w - 1) * sw + (k_w - 1) * dil_w + 1;
+    const int32_t wp = (last > pad_l + in_w ? last : pad_l + in_w);
+    const int32_t cb = out_c < DWD_BLOCK ? out_c : DWD_BLOCK, nslot = (k_h - 1) * dil_h + 1;
+    const int32_t slot_words = (cb / 4) * wp * 2;
+    if (nslot > 3 || (int64_t)nslot * slot_words + 2 * wp > DWD_RING_WORDS) return 0;
+
+    uint32_t ring[DWD_RING_WORDS];
+    uint32_t wt[DWD_BLOCK / 4 * DWD_TAPS * 2]; /* [group][tap]: (w0, w2), (w1, w3) */
+    dwd_chan ch[DWD_BLOCK];
+    int32_t acc[DWD_CHUNK * 4];
+    uint32_t *const zero = ring + nslot * slot_words; /* one group's row of zeros */
     const int32_t io = p->input_offset, oo = p->output_offset, lo = p->act_min, hi = p->act_max;
-    const int32_t k_h = p->k_h, k_w = p->k_w, dil_h = p->dil_h, dil_w = p->dil_w;
-    const int32_t in_h = p->in_h, in_w = p->in_w, out_c = p->out_c;
-    const int32_t sstep = dil_w * out_c;
-    const size_t row = (size_t)in_w * (size_t)out_c, taps = (size_t)k_h * (size_t)k_w;
+    const int full = lo == -128 && hi == 127;
     const int16x2_t io2 = (int16x2_t)(((uint32_t)io & 0xffffu) | ((uint32_t)io << 16));
+    const uint32_t span = (uint32_t)taps << 15; /* |(x + io) * w| < 2^15 */
+    const int fast3 = k_h == 3 && k_w == 3 && dil_w == 1 && (sw == 1 || sw == 2);
+    for (int32_t i = 0; i < wp * 2; i++) zero[i] = 0;
+
     for (int32_t b = 0; b < p->batches; b++) {
-        const int8_t *img = in + (size_t)b * (size_t)in_h * row;
-        int8_t *out_img = out + (size_t)b * (size_t)p->out_h * (size_t)p->out_w * (size_t)out_c;
+        const int8_t *img = in + b * in_h * in_w * out_c;
+        int8_t *out_img = out + b * p->out_h * out_w * out_c;
         for (int32_t c0 = 0; c0 < out_c; c0 += DWD_BLOCK) {
-            const int32_t nc = out_c - c0 < DWD_BLOCK ? out_c - c0 : DWD_BLOCK;
-            for (int32_t j = 0; j < nc; j++) {
-                uint32_t wsum = 0;
-                for (size_t t = 0; t < taps; t++) {
-                    const int32_t f = filt[t * (size_t)out_c + (size_t)(c0 + j)];
-                    wsum += (uint32_t)f;
+            const int32_t nc = out_c - c0 < DWD_BLOCK ? out_c - c0 : DWD_BLOCK, ng = nc / 4;
+            int32_t held[3] = {-1, -1, -1}; /* the image row each slot holds */
+            for (int32_t g = 0; g < ng; g++)
+                for (int32_t t = 0; t < taps; t++) {
+                    const uint32_t v = load4(filt + t * out_c + c0 + 4 * g);
+                    wt[(g * DWD_TAPS + t) * 2] = (uint32_t)even_s16(v);
+                    wt[(g * DWD_TAPS + t) * 2 + 1] = (uint32_t)odd_s16(v);
                 }
-                bias0[j] = p->bias ? (uint32_t)p->bias[c0 + j] : 0u;
-                folded[j] = bias0[j] + wsum * (uint32_t)io;
-                const int32_t ch = p->per_channel ? c0 + j : 0;
-                const edge_rq r = edge_rq_make(p->multiplier[ch], p->shift[ch]);
-                mult[j] = r.mult;
-                left[j] = r.left;
-                right[j] = r.right;
+            for (int32_t j = 0; j < nc; j++) {
+                const int32_t c = c0 + j, i = p->per_channel ? c : 0;
+                edge_rq_dsp r;
+                ch[j].bias = p->bias ? p->bias[c] : 0;
+                ch[j].right = 0;
+                if (edge_rq_dsp_make(p->multiplier[i], p->shift[i], &r) &&
+                    edge_rq_dsp_fits(ch[j].bias, span, &r)) {
+                    ch[j].mult2 = r.mult2;
+                    ch[j].round = r.round;
+                    ch[j].right = r.right;
+                }
             }
+            /* The padding columns of the slots: zeros, once. */
+            for (int32_t s = 0; s < nslot; s++)
+                for (int32_t g = 0; g < ng; g++) {
+                    uint32_t *d = ring + s * slot_words + g * wp * 2;
+                    for (int32_t x = 0; x < wp; x++)
+                        if (x < pad_l || x >= pad_l + in_w) d[2 * x] = d[2 * x + 1] = 0;
+                }
             for (int32_t oy = 0; oy < p->out_h; oy++) {
                 const int32_t iy0 = oy * p->stride_h - p->pad_h;
-                int32_t ky_lo = 0, ky_hi = k_h;
-                while (ky_lo < k_h && iy0 + (int64_t)ky_lo * dil_h < 0) ky_lo++;
-                while (ky_hi > ky_lo && iy0 + (int64_t)(ky_hi - 1) * dil_h >= in_h) ky_hi--;
-                for (int32_t ox = 0; ox < p->out_w; ox++) {
-                    const int32_t ix0 = ox * p->stride_w - p->pad_w;
-                    int32_t kx_lo = 0, kx_hi = k_w;
-                    while (kx_lo < k_w && ix0 + (int64_t)kx_lo * dil_w < 0) kx_lo++;
-                    while (kx_hi > kx_lo && ix0 + (int64_t)(kx_hi - 1) * dil_w >= in_w) kx_hi--;
-                    const int inside = ky_lo == 0 && ky_hi == k_h && kx_lo == 0 && kx_hi == k_w;
-                    const uint32_t *init = inside ? folded : bias0;
-                    const int8_t *base = img + (size_t)(ix0 + kx_lo * dil_w) * (size_t)out_c + (size_t)c0;
-                    const int8_t *wbase = filt + (size_t)kx_lo * (size_t)out_c + (size_t)c0;
-                    int8_t *dst = out_img + ((size_t)oy * (size_t)p->out_w + (size_t)ox) * (size_t)out_c +
-                                  (size_t)c0;
-                    for (int32_t g = 0; g < nc; g += 4) {
-                        int32_t a0 = (int32_t)init[g], a1 = (int32_t)init[g + 1], a2 = (int32_t)init[g + 2],
-                                a3 = (int32_t)init[g + 3];
-                        if (inside && unroll3) {
-                            /* The common 3x3 interior pixel: rows in a loop, taps
-                             * straight-line. */
-                            const int8_t *s = base + (size_t)iy0 * row + (size_t)g;
-                            const int8_t *w = wbase + (size_t)g;
-                            for (int32_t ky = 0; ky < 3; ky++) {
-                                DWD_TAP(s, w);
-                                DWD_TAP(s + out_c, w + out_c);
-                                DWD_TAP(s + 2 * out_c, w + 2 * out_c);
-                                s += row;
-                                w += 3 * out_c;
-                            }
-                        } else
-                        for (int32_t ky = ky_lo; ky < ky_hi; ky++) {
-                            const int8_t *s = base + (size_t)(iy0 + ky * dil_h) * row + (size_t)g;
-                            const int8_t *w = wbase + (size_t)ky * (size_t)k_w * (size_t)out_c + (size_t)g;
-                            if (inside) {
-                                DWD_ROW(0)
-                            } else {
-                                DWD_ROW(1)
+                const uint32_t *rows[3];
+                int32_t gstep[3];
+                for (int32_t ky = 0; ky < k_h; ky++) {
+                    const int32_t iy = iy0 + ky * dil_h;
+                    if (iy < 0 || iy >= in_h) {
+                        rows[ky] = zero;
+                        gstep[ky] = 0;
+                        continue;
+                    }
+                    const int32_t s = iy % nslot;
+                    uint32_t *slot = ring + s * slot_words;
+                    if (held[s] != iy) {
+                        /* Widen image row iy: x + io in int16, SXTB16 order. */
+                        const int8_t *src = img + iy * in_w * out_c + c0;
+                        for (int32_t g = 0; g < ng; g++) {
+                            uint32_t *d = slot + (g * wp + pad_l) * 2;
+                            const int8_t *sg = src + 4 * g;
+                            for (int32_t x = 0; x < in_w; x++, sg += out_c, d += 2) {
+                                const uint32_t v = load4(sg);
+                                d[0] = (uint32_t)__sadd16(even_s16(v), io2);
+                                d[1] = (uint32_t)__sadd16(odd_s16(v), io2);
                             }
                         }
-                        DWD_OUT(a0, 0);
-                        DWD_OUT(a1, 1);
-                        DWD_OUT(a2, 2);
-                        DWD_OUT(a3, 3);
+                        held[s] = iy;
+                    }
+                    rows[ky] = slot;
+                    gstep[ky] = wp * 2;
+                }
+                int8_t *drow = out_img + oy * out_w * out_c + c0;
+                for (int32_t ox0 = 0; ox0 < out_w; ox0 += DWD_CHUNK) {
+                    const int32_t n = out_w - ox0 < DWD_CHUNK ? out_w - ox0 : DWD_CHUNK;
+                    for (int32_t g = 0; g < ng; g++) {
+                        const int32_t bias4[4] = {ch[4 * g].bias, ch[4 * g + 1].bias,
+                                                  ch[4 * g + 2].bias, ch[4 * g + 3].bias};
+                        dwd_job jb;
+                        for (int32_t ky = 0; ky < k_h; ky++)
+                            jb.s[ky] = rows[ky] + g * gstep[ky] + ox0 * sw * 2;
+                        jb.w = wt + g * DWD_TAPS * 2;
+                        jb.bias = bias4;
+                        jb.acc = acc;
+                        jb.n = n;
+                        if (fast3)
+                            (sw == 1 ? dwd_pass3_s1 : dwd_pass3_s2)(&jb);
+                        else
+                            dwd_pass_any(&jb, k_h, k_w, sw * 2, dil_w * 2);
+                        /* Requantize the chunk, channel by channel. */
+                        for (int32_t j = 0; j < 4; j++) {
+                            const dwd_chan *q = &ch[4 * g + j];
+                            const int32_t *a = acc + j;
+                            int8_t *d = drow + ox0 * out_c + 4 * g + j;
+                            if (q->right && full) {
+                                const edge_rq_dsp r = {q->mult2, q->round, q->right};
+                                for (int32_t x = 0; x < n; x++, a += 4, d += out_c)
+                                    *d = (int8_t)edge_ssat8(edge_rq_dsp_apply(*a, &r) + oo);
+                                continue;
+                            }
+                            const int32_t i = p->per_channel ? c0 + 4 * g + j : 0;
+                            const edge_rq r = edge_rq_make(p->multiplier[i], p->shift[i]);
+                            const edge_rq_dsp rd = {q->mult2, q->round, q->right};
+                            for (int32_t x = 0; x < n; x++, a += 4, d += out_c) {
+                                int32_t v = q->right ? edge_rq_dsp_apply(*a, &rd)
+                                                     : edge_rq_apply((uint32_t)*a, r.mult, r.left,
+                                                                     r.right, r.round, r.neg);
+                                v = (int32_t)((uint32_t)v + (uint32_t)oo);
+                                v = v < lo ? lo : v;
+                                *d = (int8_t)(v > hi ? hi : v);
+                            }
+                        }
                     }
                 }
             }
