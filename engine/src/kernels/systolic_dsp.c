@@ -344,25 +344,31 @@ __attribute__((naked, noinline)) static int tile4(dsp_tile *t __attribute__((unu
                  "r4-r7", "mov    r5, r4\n\tmov    r6, r4\n\tmov    r7, r4\n\t");
 }
 
-/* Row a (k int8) into row r of a block of R rows. */
-static void widen_row(const int8_t *a, int32_t k, uint32_t *x, int32_t R) {
-    const int32_t k4 = k & ~3, st = 2 * R;
-    int32_t i = 0;
-    for (; i < k4; i += 4, x += st) {
-        const uint32_t v = load4(a + i);
+/* n bytes (a multiple of 4) at src into one row of a block: word pairs
+ * st words apart. Returns where the next would go. */
+static uint32_t *widen_run(const int8_t *src, int32_t n, uint32_t *x, int32_t st) {
+    for (int32_t i = 0; i < n; i += 4, x += st) {
+        const uint32_t v = load4(src + i);
         x[0] = (uint32_t)even_s16(v);
         x[1] = (uint32_t)odd_s16(v);
     }
-    if (i < k) {
-        uint32_t v = 0;
-        for (int32_t j = 0; i + j < k; j++) v |= (uint32_t)(uint8_t)a[i + j] << (8 * j);
-        x[0] = (uint32_t)even_s16(v);
-        x[1] = (uint32_t)odd_s16(v);
-    }
+    return x;
 }
 
-static void zero_row(int32_t steps, uint32_t *x, int32_t R) {
-    for (int32_t q = 0; q < steps; q++, x += 2 * R) x[0] = x[1] = 0;
+/* n / 4 groups of the same widened word pair (padding, or zeros). */
+static uint32_t *fill_run(uint32_t pw, int32_t n, uint32_t *x, int32_t st) {
+    for (int32_t i = 0; i < n; i += 4, x += st) x[0] = x[1] = pw;
+    return x;
+}
+
+/* acc + one widened row (word pairs st apart) . w over `steps` groups. */
+static int32_t dot1(const uint32_t *x, int32_t st, const int8_t *w, int32_t steps, int32_t acc) {
+    for (int32_t q = 0; q < steps; q++, x += st) {
+        const uint32_t v = load4(w + 4 * q);
+        acc = __smlad((int16x2_t)x[0], even_s16(v), acc);
+        acc = __smlad((int16x2_t)x[1], odd_s16(v), acc);
+    }
+    return acc;
 }
 
 typedef struct wide_gemm {
@@ -398,11 +404,16 @@ static void wide_block(const wide_gemm *g, const uint32_t *x, int32_t R, int32_t
             w = g->spare;
         }
         const int32_t b = p->bias ? p->bias[ch] : 0;
-        acc[0] = b;
-        if (R == 8)
-            dot8(x, w, steps, acc);
-        else
-            dot4(x, w, steps, acc);
+        if (mr <= 2) {
+            /* One or two rows of a tail block: the others are not computed. */
+            for (int32_t r = 0; r < mr; r++) acc[r] = dot1(x + 2 * r, 2 * R, w, steps, b);
+        } else {
+            acc[0] = b;
+            if (R == 8)
+                dot8(x, w, steps, acc);
+            else
+                dot4(x, w, steps, acc);
+        }
         uint8_t *o = out + j;
         const int32_t q = p->per_channel ? ch : 0;
         edge_rq_dsp rq;
@@ -444,63 +455,21 @@ int systolic_gemm_wide_variant(const systolic_params *p, const void *const *rows
     for (int32_t r0 = 0; r0 < m; r0 += R) {
         const int32_t mr = m - r0 < R ? m - r0 : R, Rt = mr <= 4 ? 4 : R;
         for (int32_t r = 0; r < Rt; r++) {
-            if (r < mr)
-                widen_row((const int8_t *)rows[r0 + r], p->k, x + 2 * r, Rt);
-            else
-                zero_row(g.steps, x + 2 * r, Rt);
+            if (r < mr && (p->k & 3) == 0) {
+                widen_run((const int8_t *)rows[r0 + r], p->k, x + 2 * r, 2 * Rt);
+            } else if (r < mr) {
+                /* A copy with zeros past k (spare is free until wide_block). */
+                int32_t i = 0;
+                for (; i < p->k; i++) spare[i] = ((const int8_t *)rows[r0 + r])[i];
+                for (; i < 4 * g.steps; i++) spare[i] = 0;
+                widen_run(spare, 4 * g.steps, x + 2 * r, 2 * Rt);
+            } else {
+                fill_run(0, 4 * g.steps, x + 2 * r, 2 * Rt);
+            }
         }
         wide_block(&g, x, Rt, mr, 0, p->n, (uint8_t *)out + r0 * out_stride, out_stride);
     }
     return 1;
-}
-
-static void copy_bytes(int8_t *d, const int8_t *s, int32_t n) {
-    int32_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const uint32_t v = load4(s + i);
-        __builtin_memcpy(d + i, &v, 4);
-    }
-    for (; i < n; i++) d[i] = s[i];
-}
-
-static void fill_bytes(int8_t *d, int8_t v, int32_t n) {
-    for (int32_t i = 0; i < n; i++) d[i] = v;
-}
-
-/* The im2col row of output pixel (oy, ox), group grp: a pointer into the
- * image for 1x1 filters, else gathered into dst. */
-static const int8_t *conv_row(const systolic_conv_geom *g, const int8_t *img, int32_t oy, int32_t ox,
-                              int32_t grp, int8_t *dst) {
-    const int32_t gic = g->group_in_c, in_c = g->in_c, in_w = g->in_w;
-    const int32_t iy0 = oy * g->stride_h - g->pad_h, ix0 = ox * g->stride_w - g->pad_w;
-    const int8_t *base = img + grp * gic;
-    if (g->k_h == 1 && g->k_w == 1 && iy0 >= 0 && ix0 >= 0 && iy0 < g->in_h && ix0 < in_w)
-        return base + (iy0 * in_w + ix0) * in_c;
-    const int8_t pad = (int8_t)g->pad_value;
-    const int contiguous = g->dil_w == 1 && g->groups == 1 && ix0 >= 0 && ix0 + g->k_w <= in_w;
-    int8_t *d = dst;
-    for (int32_t ky = 0; ky < g->k_h; ky++) {
-        const int32_t iy = iy0 + ky * g->dil_h;
-        if (iy < 0 || iy >= g->in_h) {
-            fill_bytes(d, pad, g->k_w * gic);
-            d += g->k_w * gic;
-            continue;
-        }
-        const int8_t *row = base + iy * in_w * in_c;
-        if (contiguous) {
-            copy_bytes(d, row + ix0 * in_c, g->k_w * gic);
-            d += g->k_w * gic;
-            continue;
-        }
-        for (int32_t kx = 0; kx < g->k_w; kx++, d += gic) {
-            const int32_t ix = ix0 + kx * g->dil_w;
-            if (ix < 0 || ix >= in_w)
-                fill_bytes(d, pad, gic);
-            else
-                copy_bytes(d, row + ix * in_c, gic);
-        }
-    }
-    return dst;
 }
 
 #define TAB_MAX 256 /* channels of the per-op table: 3 KiB of stack */
@@ -548,16 +517,73 @@ static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, 
     if (nf < nch) wide_block(g, x, R, R, c0 + nf, 1, out + nf, out_stride);
 }
 
+static void copy_bytes(int8_t *d, const int8_t *s, int32_t n) {
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const uint32_t v = load4(s + i);
+        __builtin_memcpy(d + i, &v, 4);
+    }
+    for (; i < n; i++) d[i] = s[i];
+}
+
+/* The im2col row of output pixel (oy, ox), group grp, into row r of the
+ * block x (st = 2R). Group channels a multiple of 4: each tap's run is
+ * widened straight from the image; else the row is gathered into `row`
+ * first (whose bytes past k the caller keeps zero). Padded taps hold the
+ * input zero point. */
+static void conv_row(const systolic_conv_geom *g, const int8_t *img, int32_t oy, int32_t ox, int32_t grp,
+                     int32_t k, int8_t *row, uint32_t *x, int32_t st) {
+    const int32_t gic = g->group_in_c, in_c = g->in_c, in_w = g->in_w, k_w = g->k_w;
+    const int32_t iy0 = oy * g->stride_h - g->pad_h, ix0 = ox * g->stride_w - g->pad_w;
+    const int wide = (gic & 3) == 0;
+    const int8_t pad = (int8_t)g->pad_value;
+    const uint32_t pw = ((uint32_t)g->pad_value & 0xffffu) | ((uint32_t)g->pad_value << 16);
+    /* Whole filter rows are one run when the window's columns are inside. */
+    const int xin = g->dil_w == 1 && g->groups == 1 && ix0 >= 0 && ix0 + k_w <= in_w;
+    int8_t *d = row;
+    for (int32_t ky = 0; ky < g->k_h; ky++) {
+        const int32_t iy = iy0 + ky * g->dil_h;
+        if (iy < 0 || iy >= g->in_h) {
+            if (wide)
+                x = fill_run(pw, k_w * gic, x, st);
+            else
+                for (int32_t i = 0; i < k_w * gic; i++) *d++ = pad;
+            continue;
+        }
+        const int8_t *line = img + iy * in_w * in_c + grp * gic;
+        if (xin) {
+            if (wide)
+                x = widen_run(line + ix0 * in_c, k_w * gic, x, st);
+            else
+                copy_bytes(d, line + ix0 * in_c, k_w * gic), d += k_w * gic;
+            continue;
+        }
+        for (int32_t kx = 0; kx < k_w; kx++) {
+            const int32_t ix = ix0 + kx * g->dil_w;
+            const int in = ix >= 0 && ix < in_w;
+            if (wide)
+                x = in ? widen_run(line + ix * in_c, gic, x, st) : fill_run(pw, gic, x, st);
+            else if (in)
+                copy_bytes(d, line + ix * in_c, gic), d += gic;
+            else
+                for (int32_t i = 0; i < gic; i++) *d++ = pad;
+        }
+    }
+    if (!wide) widen_run(row, (k + 3) & ~3, x, st);
+}
+
 int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g, const int8_t *in,
                           int8_t *out) {
     if (!wide_takes(p)) return 0;
     uint32_t x[EDGE_SYSTOLIC_WIDE_WORDS];
-    int8_t row[WIDE_MAX_K + 4];
+    int8_t row[WIDE_MAX_K + 4]; /* gathered rows, and wide_block's spare */
     int32_t tab[3 * TAB_MAX];
     const wide_gemm wg = wide_setup(p, p->n * g->groups, row);
     const int tiles = tile_table(p, p->n * g->groups, tab);
     const int32_t k = p->k, n_all = p->n * g->groups, pixels = g->out_h * g->out_w;
     const int32_t R = k <= WIDE_MAX_K8 ? 8 : 4;
+    /* 1x1 filters with k % 4 == 0 widen rows straight from the image. */
+    const int direct = g->k_h == 1 && g->k_w == 1 && (k & 3) == 0;
     for (int32_t b = 0; b < g->batches; b++) {
         const int8_t *img = in + b * g->in_h * g->in_w * g->in_c;
         int8_t *oimg = out + b * pixels * n_all;
@@ -566,14 +592,19 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
             const int32_t mr = pixels - px0 < R ? pixels - px0 : R, Rt = mr <= 4 ? 4 : R;
             for (int32_t grp = 0; grp < g->groups; grp++) {
                 int32_t y = oy, xx = ox;
-                for (int32_t r = 0; r < Rt; r++) {
-                    if (r < mr) {
-                        widen_row(conv_row(g, img, y, xx, grp, row), k, x + 2 * r, Rt);
-                        if (++xx == g->out_w) xx = 0, y++;
+                for (int32_t r = 0; r < mr; r++) {
+                    const int32_t iy = y * g->stride_h - g->pad_h, ix = xx * g->stride_w - g->pad_w;
+                    if (direct && iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w) {
+                        widen_run(img + (iy * g->in_w + ix) * g->in_c + grp * g->group_in_c, k,
+                                  x + 2 * r, 2 * Rt);
                     } else {
-                        zero_row(wg.steps, x + 2 * r, Rt);
+                        /* The bytes past k of the gathered row stay zero. */
+                        for (int32_t i = k; i < 4 * wg.steps; i++) row[i] = 0;
+                        conv_row(g, img, y, xx, grp, k, row, x + 2 * r, 2 * Rt);
                     }
+                    if (++xx == g->out_w) xx = 0, y++;
                 }
+                for (int32_t r = mr; r < Rt; r++) fill_run(0, 4 * wg.steps, x + 2 * r, 2 * Rt);
                 uint8_t *o = (uint8_t *)oimg + px0 * n_all + grp * p->n;
                 if (tiles && mr == Rt)
                     tile_run(&wg, tab, x, Rt, grp * p->n, p->n, o, n_all);
