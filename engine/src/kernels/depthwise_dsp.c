@@ -43,22 +43,32 @@
 #define DWD_BLOCK 64        /* output channels at once */
 #define DWD_TAPS 9          /* filter taps at most */
 #define DWD_RING_WORDS 1536 /* widened rows: 6 KiB */
-#define DWD_CHUNK 32        /* output pixels summed before requantization */
+#define DWD_ACC 512         /* sums of a row chunk: 2 KiB */
 
-/* One channel's accumulator start and requantization (right = 0: exact
- * path). */
-typedef struct dwd_chan {
-    int32_t bias, mult2, round, right;
-} dwd_chan;
-
-/* The pass-1 routines' arguments (offsets fixed for the asm). */
+/* The pass-1 routines' arguments (offsets fixed for the asm). Sums go to
+ * acc[pixel * astride + 4 * group + j] (astride in bytes). */
 typedef struct dwd_job {
-    const uint32_t *s[3];  /*  0: widened rows ky = 0, 1, 2 at the first pixel's tap 0 */
-    const uint32_t *w;     /* 12: split weights of the group, [tap][2] */
-    const int32_t *bias;   /* 16: the group's four starts */
-    int32_t *acc;          /* 20: four sums per pixel */
-    int32_t n;             /* 24: pixels (>= 1) */
+    const uint32_t *s[3];   /*  0: widened rows ky = 0, 1, 2 at group 0, the first pixel's tap 0 */
+    int32_t gstep[3];       /* 12: bytes from a group's row to the next (0: the zero row) */
+    const uint32_t *w;      /* 24: split weights of group 0, [group][DWD_TAPS][2] */
+    const int32_t *bias;    /* 28: the starts, four per group */
+    int32_t *acc;           /* 32 */
+    int32_t astride;        /* 36 */
+    int32_t n;              /* 40: pixels (>= 1) */
+    int32_t ng;             /* 44: groups (>= 1) */
 } dwd_job;
+
+/* The requantization pass's arguments: n pixels of nc sums (acc, in
+ * order) to dst, nc bytes a pixel, pixels out_c apart. */
+typedef struct dwd_rq {
+    const int32_t *acc;  /*  0 */
+    const int32_t *tab;  /*  4: {mult2, round, right} per channel */
+    int8_t *dst;         /*  8 */
+    int32_t nc;          /* 12: a multiple of 4 */
+    int32_t n;           /* 16: >= 1 */
+    int32_t skip;        /* 20: out_c - nc */
+    int32_t oo;          /* 24 */
+} dwd_rq;
 
 static inline uint32_t load4(const int8_t *p) {
     uint32_t v;
@@ -88,23 +98,51 @@ static inline int16x2_t odd_s16(uint32_t v) {
 #define DWD_ROW3(S, W0, W1, W2, STEP)                                                              \
     DWD_TAP("[" S ", #8]", W1) DWD_TAP("[" S ", #16]", W2) DWD_TAP("[" S "], #" STEP, W0)
 
-/* 3x3, dilation 1: the four sums of n pixels. */
+/* 3x3, dilation 1: the four sums of n pixels, for ng groups. Frame:
+ * S0-S2 (the group's row pointers), GS0-GS2, W, BIAS, ACC, ASTRIDE,
+ * ENDOFF (n * astride), GLEFT, END. */
 #define DWD_PASS3(STEP)                                                                            \
     __asm__("push   {r4-r11, lr}\n\t"                                                              \
-            "ldr    lr, [r0, #16]\n\t"                                                             \
-            "ldr    r12, [r0, #20]\n\t"                                                            \
-            "ldr    r4, [r0, #24]\n\t"                                                             \
-            "add    r4, r12, r4, lsl #4\n\t"                                                       \
-            "push   {r4, r5}\n\t"                                                                  \
-            "ldm    r0, {r0-r3}\n"                                                                 \
+            "sub    sp, #56\n\t"                                                                   \
+            "ldm    r0, {r1-r12}\n\t"                                                             \
+            "stm    sp, {r1-r9}\n\t"                                                               \
+            "mul    r4, r11, r10\n\t"                                                              \
+            "str    r10, [sp, #36]\n\t"                                                            \
+            "str    r4, [sp, #40]\n\t"                                                             \
+            "str    r12, [sp, #44]\n"                                                              \
+            "3:\n\t"                                                                               \
+            "ldm    sp, {r0-r2}\n\t"                                                               \
+            "ldr    r3, [sp, #24]\n\t"                                                             \
+            "ldr    lr, [sp, #28]\n\t"                                                             \
+            "ldr    r12, [sp, #32]\n\t"                                                            \
+            "ldr    r4, [sp, #40]\n\t"                                                             \
+            "add    r4, r12\n\t"                                                                   \
+            "str    r4, [sp, #48]\n"                                                               \
             "1:\n\t"                                                                               \
             "ldm    lr, {r4-r7}\n\t" DWD_ROW3("r0", "0", "8", "16", STEP)                          \
                 DWD_ROW3("r1", "24", "32", "40", STEP) DWD_ROW3("r2", "48", "56", "64", STEP)      \
-            "stm    r12!, {r4-r7}\n\t"                                                             \
-            "ldr    r8, [sp]\n\t"                                                                  \
+            "stm    r12, {r4-r7}\n\t"                                                              \
+            "ldrd   r8, r9, [sp, #36]\n\t"                                                         \
+            "add    r12, r8\n\t"                                                                   \
+            "ldr    r8, [sp, #48]\n\t"                                                             \
             "cmp    r12, r8\n\t"                                                                   \
             "bne    1b\n\t"                                                                        \
-            "pop    {r4, r5}\n\t"                                                                  \
+            "ldm    sp, {r0-r6}\n\t"                                                               \
+            "add    r0, r3\n\t"                                                                    \
+            "add    r1, r4\n\t"                                                                    \
+            "add    r2, r5\n\t"                                                                    \
+            "add    r6, #72\n\t"                                                                   \
+            "stm    sp, {r0-r2}\n\t"                                                               \
+            "str    r6, [sp, #24]\n\t"                                                             \
+            "ldrd   r4, r5, [sp, #28]\n\t"                                                         \
+            "add    r4, #16\n\t"                                                                   \
+            "add    r5, #16\n\t"                                                                   \
+            "strd   r4, r5, [sp, #28]\n\t"                                                         \
+            "ldr    r4, [sp, #44]\n\t"                                                             \
+            "subs   r4, #1\n\t"                                                                    \
+            "str    r4, [sp, #44]\n\t"                                                             \
+            "bne    3b\n\t"                                                                        \
+            "add    sp, #56\n\t"                                                                   \
             "pop    {r4-r11, pc}\n\t")
 
 __attribute__((naked, noinline)) static void dwd_pass3_s1(const dwd_job *j __attribute__((unused))) {
@@ -114,24 +152,62 @@ __attribute__((naked, noinline)) static void dwd_pass3_s2(const dwd_job *j __att
     DWD_PASS3("16");
 }
 
-/* Any other window: the same sums in C. rows[ky] at the pixel's tap 0;
- * the pixel step `step` and tap step `dstep` in words. */
+/* One output: sum at [r0], constants {mult2, round, right} at [r1]
+ * (requant_dsp.h), offset r3, byte to [r2]. */
+#define DWD_RQ1                                                                                    \
+    "ldr    r7, [r0], #4\n\t"                                                                      \
+    "ldm    r1!, {r4-r6}\n\t"                                                                      \
+    "add    r8, r7, r5\n\t"                                                                        \
+    "add    r8, r8, r7, asr #31\n\t"                                                               \
+    "smmlar r7, r7, r4, r8\n\t"                                                                    \
+    "asr    r7, r7, r6\n\t"                                                                        \
+    "add    r7, r3\n\t"                                                                            \
+    "ssat   r7, #8, r7\n\t"                                                                        \
+    "strb   r7, [r2], #1\n\t"
+
+/* The requantization pass, for tables without exact-path channels and the
+ * whole int8 output range. */
+__attribute__((naked, noinline)) static void dwd_requant(const dwd_rq *q __attribute__((unused))) {
+    __asm__("push   {r4-r11, lr}\n\t"
+            "ldr    r10, [r0, #20]\n\t"
+            "ldr    r3, [r0, #24]\n\t"
+            "ldr    r11, [r0, #16]\n\t"
+            "ldr    r9, [r0, #12]\n\t"
+            "ldm    r0, {r0-r2}\n\t"
+            "mov    r12, r1\n\t"
+            "add    r9, r9, r9, lsl #1\n\t"
+            "add    r9, r1, r9, lsl #2\n"
+            "1:\n\t"
+            "mov    r1, r12\n"
+            "2:\n\t" DWD_RQ1 DWD_RQ1 DWD_RQ1 DWD_RQ1 "cmp    r1, r9\n\t"
+            "bne    2b\n\t"
+            "add    r2, r10\n\t"
+            "subs   r11, #1\n\t"
+            "bne    1b\n\t"
+            "pop    {r4-r11, pc}\n\t");
+}
+
+/* Any other window: the same sums in C; step and dstep (pixel and tap)
+ * in words. */
 static void dwd_pass_any(const dwd_job *j, int32_t k_h, int32_t k_w, int32_t step, int32_t dstep) {
-    int32_t *acc = j->acc;
-    for (int32_t ox = 0; ox < j->n; ox++, acc += 4) {
-        int32_t a0 = j->bias[0], a1 = j->bias[1], a2 = j->bias[2], a3 = j->bias[3];
-        const uint32_t *w = j->w;
-        for (int32_t ky = 0; ky < k_h; ky++) {
-            const uint32_t *s = j->s[ky] + ox * step;
-            for (int32_t kx = 0; kx < k_w; kx++, s += dstep, w += 2) {
-                const int16x2_t x02 = (int16x2_t)s[0], x13 = (int16x2_t)s[1];
-                a0 = __smlabb(x02, (int16x2_t)w[0], a0);
-                a2 = __smlatt(x02, (int16x2_t)w[0], a2);
-                a1 = __smlabb(x13, (int16x2_t)w[1], a1);
-                a3 = __smlatt(x13, (int16x2_t)w[1], a3);
+    for (int32_t g = 0; g < j->ng; g++) {
+        const int32_t *b = j->bias + 4 * g;
+        int32_t *acc = j->acc + 4 * g;
+        for (int32_t ox = 0; ox < j->n; ox++, acc += j->astride / 4) {
+            int32_t a0 = b[0], a1 = b[1], a2 = b[2], a3 = b[3];
+            const uint32_t *w = j->w + g * DWD_TAPS * 2;
+            for (int32_t ky = 0; ky < k_h; ky++) {
+                const uint32_t *s = j->s[ky] + g * (j->gstep[ky] / 4) + ox * step;
+                for (int32_t kx = 0; kx < k_w; kx++, s += dstep, w += 2) {
+                    const int16x2_t x02 = (int16x2_t)s[0], x13 = (int16x2_t)s[1];
+                    a0 = __smlabb(x02, (int16x2_t)w[0], a0);
+                    a2 = __smlatt(x02, (int16x2_t)w[0], a2);
+                    a1 = __smlabb(x13, (int16x2_t)w[1], a1);
+                    a3 = __smlatt(x13, (int16x2_t)w[1], a3);
+                }
             }
+            acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
         }
-        acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
     }
 }
 
@@ -152,11 +228,10 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
 
     uint32_t ring[DWD_RING_WORDS];
     uint32_t wt[DWD_BLOCK / 4 * DWD_TAPS * 2]; /* [group][tap]: (w0, w2), (w1, w3) */
-    dwd_chan ch[DWD_BLOCK];
-    int32_t acc[DWD_CHUNK * 4];
+    int32_t bias[DWD_BLOCK], rqt[DWD_BLOCK * 3]; /* starts; {mult2, round, right} */
+    int32_t acc[DWD_ACC];
     uint32_t *const zero = ring + nslot * slot_words; /* one group's row of zeros */
     const int32_t io = p->input_offset, oo = p->output_offset, lo = p->act_min, hi = p->act_max;
-    const int full = lo == -128 && hi == 127;
     const int16x2_t io2 = (int16x2_t)(((uint32_t)io & 0xffffu) | ((uint32_t)io << 16));
     const uint32_t span = (uint32_t)taps << 15; /* |(x + io) * w| < 2^15 */
     const int fast3 = k_h == 3 && k_w == 3 && dil_w == 1 && (sw == 1 || sw == 2);
@@ -167,7 +242,9 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
         int8_t *out_img = out + b * p->out_h * out_w * out_c;
         for (int32_t c0 = 0; c0 < out_c; c0 += DWD_BLOCK) {
             const int32_t nc = out_c - c0 < DWD_BLOCK ? out_c - c0 : DWD_BLOCK, ng = nc / 4;
+            const int32_t chunk = DWD_ACC / nc;
             int32_t held[3] = {-1, -1, -1}; /* the image row each slot holds */
+            int exact = lo != -128 || hi != 127;
             for (int32_t g = 0; g < ng; g++)
                 for (int32_t t = 0; t < taps; t++) {
                     const uint32_t v = load4(filt + t * out_c + c0 + 4 * g);
@@ -177,36 +254,34 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
             for (int32_t j = 0; j < nc; j++) {
                 const int32_t c = c0 + j, i = p->per_channel ? c : 0;
                 edge_rq_dsp r;
-                ch[j].bias = p->bias ? p->bias[c] : 0;
-                ch[j].right = 0;
-                if (edge_rq_dsp_make(p->multiplier[i], p->shift[i], &r) &&
-                    edge_rq_dsp_fits(ch[j].bias, span, &r)) {
-                    ch[j].mult2 = r.mult2;
-                    ch[j].round = r.round;
-                    ch[j].right = r.right;
+                bias[j] = p->bias ? p->bias[c] : 0;
+                if (edge_rq_dsp_make(p->multiplier[i], p->shift[i], &r) && edge_rq_dsp_fits(bias[j], span, &r)) {
+                    rqt[3 * j] = r.mult2, rqt[3 * j + 1] = r.round, rqt[3 * j + 2] = r.right;
+                } else {
+                    rqt[3 * j] = 0, rqt[3 * j + 1] = 1, rqt[3 * j + 2] = 1;
+                    exact = 1;
                 }
             }
             /* The padding columns of the slots: zeros, once. */
-            for (int32_t s = 0; s < nslot; s++)
+            for (int32_t sl = 0; sl < nslot; sl++)
                 for (int32_t g = 0; g < ng; g++) {
-                    uint32_t *d = ring + s * slot_words + g * wp * 2;
+                    uint32_t *d = ring + sl * slot_words + g * wp * 2;
                     for (int32_t x = 0; x < wp; x++)
                         if (x < pad_l || x >= pad_l + in_w) d[2 * x] = d[2 * x + 1] = 0;
                 }
             for (int32_t oy = 0; oy < p->out_h; oy++) {
                 const int32_t iy0 = oy * p->stride_h - p->pad_h;
-                const uint32_t *rows[3];
-                int32_t gstep[3];
+                dwd_job jb;
                 for (int32_t ky = 0; ky < k_h; ky++) {
                     const int32_t iy = iy0 + ky * dil_h;
                     if (iy < 0 || iy >= in_h) {
-                        rows[ky] = zero;
-                        gstep[ky] = 0;
+                        jb.s[ky] = zero;
+                        jb.gstep[ky] = 0;
                         continue;
                     }
-                    const int32_t s = iy % nslot;
-                    uint32_t *slot = ring + s * slot_words;
-                    if (held[s] != iy) {
+                    const int32_t sl = iy % nslot;
+                    uint32_t *slot = ring + sl * slot_words;
+                    if (held[sl] != iy) {
                         /* Widen image row iy: x + io in int16, SXTB16 order. */
                         const int8_t *src = img + iy * in_w * out_c + c0;
                         for (int32_t g = 0; g < ng; g++) {
@@ -218,52 +293,47 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
                                 d[1] = (uint32_t)__sadd16(odd_s16(v), io2);
                             }
                         }
-                        held[s] = iy;
+                        held[sl] = iy;
                     }
-                    rows[ky] = slot;
-                    gstep[ky] = wp * 2;
+                    jb.s[ky] = slot;
+                    jb.gstep[ky] = wp * 8;
                 }
+                const uint32_t *row0[3] = {jb.s[0], jb.s[1], jb.s[2]};
+                jb.w = wt;
+                jb.bias = bias;
+                jb.acc = acc;
+                jb.astride = nc * 4;
+                jb.ng = ng;
                 int8_t *drow = out_img + oy * out_w * out_c + c0;
-                for (int32_t ox0 = 0; ox0 < out_w; ox0 += DWD_CHUNK) {
-                    const int32_t n = out_w - ox0 < DWD_CHUNK ? out_w - ox0 : DWD_CHUNK;
-                    for (int32_t g = 0; g < ng; g++) {
-                        const int32_t bias4[4] = {ch[4 * g].bias, ch[4 * g + 1].bias,
-                                                  ch[4 * g + 2].bias, ch[4 * g + 3].bias};
-                        dwd_job jb;
-                        for (int32_t ky = 0; ky < k_h; ky++)
-                            jb.s[ky] = rows[ky] + g * gstep[ky] + ox0 * sw * 2;
-                        jb.w = wt + g * DWD_TAPS * 2;
-                        jb.bias = bias4;
-                        jb.acc = acc;
-                        jb.n = n;
-                        if (fast3)
-                            (sw == 1 ? dwd_pass3_s1 : dwd_pass3_s2)(&jb);
-                        else
-                            dwd_pass_any(&jb, k_h, k_w, sw * 2, dil_w * 2);
-                        /* Requantize the chunk, channel by channel. */
-                        for (int32_t j = 0; j < 4; j++) {
-                            const dwd_chan *q = &ch[4 * g + j];
-                            const int32_t *a = acc + j;
-                            int8_t *d = drow + ox0 * out_c + 4 * g + j;
-                            if (q->right && full) {
-                                const edge_rq_dsp r = {q->mult2, q->round, q->right};
-                                for (int32_t x = 0; x < n; x++, a += 4, d += out_c)
-                                    *d = (int8_t)edge_ssat8(edge_rq_dsp_apply(*a, &r) + oo);
-                                continue;
-                            }
-                            const int32_t i = p->per_channel ? c0 + 4 * g + j : 0;
-                            const edge_rq r = edge_rq_make(p->multiplier[i], p->shift[i]);
-                            const edge_rq_dsp rd = {q->mult2, q->round, q->right};
-                            for (int32_t x = 0; x < n; x++, a += 4, d += out_c) {
-                                int32_t v = q->right ? edge_rq_dsp_apply(*a, &rd)
-                                                     : edge_rq_apply((uint32_t)*a, r.mult, r.left,
-                                                                     r.right, r.round, r.neg);
-                                v = (int32_t)((uint32_t)v + (uint32_t)oo);
-                                v = v < lo ? lo : v;
-                                *d = (int8_t)(v > hi ? hi : v);
-                            }
-                        }
+                for (int32_t ox0 = 0; ox0 < out_w; ox0 += chunk) {
+                    const int32_t n = out_w - ox0 < chunk ? out_w - ox0 : chunk;
+                    for (int32_t ky = 0; ky < k_h; ky++) jb.s[ky] = row0[ky] + ox0 * sw * 2;
+                    jb.n = n;
+                    if (fast3)
+                        (sw == 1 ? dwd_pass3_s1 : dwd_pass3_s2)(&jb);
+                    else
+                        dwd_pass_any(&jb, k_h, k_w, sw * 2, dil_w * 2);
+                    int8_t *d0 = drow + ox0 * out_c;
+                    if (!exact) {
+                        const dwd_rq q = {acc, rqt, d0, nc, n, out_c - nc, oo};
+                        dwd_requant(&q);
+                        continue;
                     }
+                    for (int32_t x = 0; x < n; x++)
+                        for (int32_t j = 0; j < nc; j++) {
+                            const int32_t a = acc[x * nc + j], i = p->per_channel ? c0 + j : 0;
+                            int32_t v;
+                            if (rqt[3 * j + 1] != 1 || rqt[3 * j] != 0) {
+                                const edge_rq_dsp r = {rqt[3 * j], rqt[3 * j + 1], rqt[3 * j + 2]};
+                                v = edge_rq_dsp_apply(a, &r);
+                            } else {
+                                const edge_rq r = edge_rq_make(p->multiplier[i], p->shift[i]);
+                                v = edge_rq_apply((uint32_t)a, r.mult, r.left, r.right, r.round, r.neg);
+                            }
+                            v = (int32_t)((uint32_t)v + (uint32_t)oo);
+                            v = v < lo ? lo : v;
+                            d0[x * out_c + j] = (int8_t)(v > hi ? hi : v);
+                        }
                 }
             }
         }
