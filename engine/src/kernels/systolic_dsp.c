@@ -220,10 +220,11 @@ __attribute__((naked, noinline)) static void dot4(const uint32_t *x __attribute_
 
 /* ---- Whole tiles in asm: every channel's dot product, requantization and
  * stores for a block of R full rows, with no call or spill per channel.
- * The per-channel constants come from a table built once per op:
- * {bias, mult2, right} (requant_dsp.h), right = 0 to hand the channel
- * back (its sums in acc[]) for the exact path. The output range must be the
- * whole int8 range (SSAT #8). */
+ * The per-channel constants come from a table built once per op (or per
+ * tile for more than TAB_MAX channels): {mult2, right, round, bias}
+ * (requant_dsp.h), right = 0 to hand the channel back (its sums in acc[])
+ * for the exact path. The output range must be the whole int8 range
+ * (SSAT #8). */
 typedef struct dsp_tile {
     const uint32_t *x;  /*  0: the widened block */
     const int8_t *w;    /*  4: weights of the next channel */
@@ -252,8 +253,8 @@ typedef struct dsp_tile {
 /* One output of the sum in A: r0 = mult2, r1 = right, r2 = 2^(right-1),
  * r3 = output offset (requant_dsp.h), stored at r12. */
 #define RQ_OUT(A)                                                                                  \
-    "add    lr, r2, " A "\n\t"                                                                      \
-    "sub    lr, lr, " A ", lsr #31\n\t"                                                            \
+    "add    lr, r2, " A "\n\t"                                                                     \
+    "add    lr, lr, " A ", asr #31\n\t"                                                            \
     "smmlar " A ", " A ", r0, lr\n\t"                                                              \
     "asr    " A ", " A ", r1\n\t"                                                                  \
     "add    " A ", r3\n\t"                                                                         \
@@ -262,9 +263,9 @@ typedef struct dsp_tile {
 #define RQ_NEXT(A) "add    r12, r4\n\t" RQ_OUT(A)
 
 /* ROWS_STEP: one group of four k; END_SHIFT: log2 of its bytes in x;
- * RQ: the outputs; ACCS: the sum registers. Returns 1 when a channel was
- * handed back (t->w, tab, out at it, or past it for w and tab), 0 at
- * tab_end. */
+ * RQ: the outputs; ACCS: the sum registers. The dot loop does four groups
+ * a turn, entered at the right one for steps % 4. Returns 1 when a channel
+ * was handed back (t->w, tab past it, out at it), 0 at tab_end. */
 #define DSP_TILE_ASM(ROWS_STEP, END_SHIFT, RQ, ACCS, INIT)                                        \
     __asm__("push   {r4-r11, lr}\n\t"                                                              \
             "sub    sp, #48\n\t"                                                                   \
@@ -278,32 +279,37 @@ typedef struct dsp_tile {
             "str    r8, [sp, #" TF_KADJ "]\n\t"                                                    \
             "add    r10, r1, r9, lsl #" END_SHIFT "\n\t"                                           \
             "str    r10, [sp, #" TF_END "]\n\t"                                                    \
+            "and    r9, r9, #3\n\t"                                                                \
             "adr.w  r12, 1f\n\t"                                                                   \
-            "tst    r9, #1\n\t"                                                                    \
-            "it     ne\n\t"                                                                        \
-            "adrne.w r12, 2f\n\t"                                                                  \
+            "cmp    r9, #1\n\t"                                                                    \
+            "it     eq\n\t"                                                                        \
+            "adreq.w r12, 4f\n\t"                                                                  \
+            "cmp    r9, #2\n\t"                                                                    \
+            "it     eq\n\t"                                                                        \
+            "adreq.w r12, 3f\n\t"                                                                  \
+            "cmp    r9, #3\n\t"                                                                    \
+            "it     eq\n\t"                                                                        \
+            "adreq.w r12, 2f\n\t"                                                                  \
             "orr    r12, r12, #1\n\t"                                                              \
             "str    r12, [sp, #" TF_ENTRY "]\n"                                                    \
             "5:\n\t"                                                                               \
             "ldr    r2, [sp, #" TF_TAB "]\n\t"                                                     \
-            "ldr    r4, [r2]\n\t" INIT "ldrd   r0, r1, [sp, #" TF_X "]\n\t"                        \
+            "ldr    r4, [r2, #12]\n\t" INIT "ldrd   r0, r1, [sp, #" TF_X "]\n\t"                   \
             "ldr    pc, [sp, #" TF_ENTRY "]\n\t"                                                   \
             ".p2align 2\n"                                                                         \
-            "1:\n\t" ROWS_STEP "2:\n\t" ROWS_STEP "ldr    r12, [sp, #" TF_END "]\n\t"              \
+            "1:\n\t" ROWS_STEP "2:\n\t" ROWS_STEP "3:\n\t" ROWS_STEP "4:\n\t" ROWS_STEP             \
+            "ldr    r12, [sp, #" TF_END "]\n\t"                                                    \
             "cmp    r0, r12\n\t"                                                                   \
             "bne    1b\n\t"                                                                        \
             "ldr    r12, [sp, #" TF_KADJ "]\n\t"                                                   \
             "add    r1, r12\n\t"                                                                   \
             "str    r1, [sp, #" TF_W "]\n\t"                                                       \
-            "ldr    r2, [sp, #" TF_TAB "]\n\t"                                                     \
-            "ldrd   r0, r1, [r2, #4]\n\t"                                                          \
-            "add    r2, #12\n\t"                                                                   \
-            "str    r2, [sp, #" TF_TAB "]\n\t"                                                     \
+            "ldr    r3, [sp, #" TF_TAB "]\n\t"                                                     \
+            "ldm    r3!, {r0-r2}\n\t"                                                              \
+            "add    r3, #4\n\t"                                                                    \
+            "str    r3, [sp, #" TF_TAB "]\n\t"                                                     \
             "cmp    r1, #0\n\t"                                                                    \
             "beq    6f\n\t"                                                                        \
-            "sub    r3, r1, #1\n\t"                                                                \
-            "mov    r2, #1\n\t"                                                                    \
-            "lsl    r2, r2, r3\n\t"                                                                \
             "ldr    r3, [sp, #" TF_OO "]\n\t"                                                      \
             "ldr    r12, [sp, #" TF_OUT "]\n\t" RQ "ldr    r12, [sp, #" TF_OUT "]\n\t"             \
             "add    r12, #1\n\t"                                                                   \
@@ -472,26 +478,26 @@ int systolic_gemm_wide_variant(const systolic_params *p, const void *const *rows
     return 1;
 }
 
-#define TAB_MAX 256 /* channels of the per-op table: 3 KiB of stack */
+#define TAB_MAX 128 /* channels of the tile table: 2 KiB of stack */
 
-/* The table of tile8/tile4 for channels [0, n); 0 when they cannot run. */
-static int tile_table(const systolic_params *p, int32_t n, int32_t *tab) {
-    if (p->requant != SYSTOLIC_REQUANT_FIXED || p->act_min != -128 || p->act_max != 127 ||
-        n > TAB_MAX)
-        return 0;
+/* The tile8/tile4 table of channels [c0, c0 + n), n <= TAB_MAX; 0 when
+ * they cannot run (then wide_block does). */
+static int tile_table(const systolic_params *p, int32_t c0, int32_t n, int32_t *tab) {
+    if (p->requant != SYSTOLIC_REQUANT_FIXED || p->act_min != -128 || p->act_max != 127) return 0;
     const uint32_t span = (uint32_t)p->k << 14;
-    for (int32_t ch = 0; ch < n; ch++, tab += 3) {
+    for (int32_t ch = c0; ch < c0 + n; ch++, tab += 4) {
         const int32_t q = p->per_channel ? ch : 0;
         edge_rq_dsp rq;
-        tab[0] = p->bias ? p->bias[ch] : 0;
-        tab[1] = tab[2] = 0;
-        if (edge_rq_dsp_make(p->multiplier[q], p->shift[q], &rq) && edge_rq_dsp_fits(tab[0], span, &rq))
-            tab[1] = rq.mult2, tab[2] = rq.right;
+        tab[3] = p->bias ? p->bias[ch] : 0;
+        tab[0] = tab[1] = tab[2] = 0;
+        if (edge_rq_dsp_make(p->multiplier[q], p->shift[q], &rq) && edge_rq_dsp_fits(tab[3], span, &rq))
+            tab[0] = rq.mult2, tab[1] = rq.right, tab[2] = rq.round;
     }
     return 1;
 }
 
-/* Channels [c0, c0 + nch) of a block of R full rows through tile8/tile4. */
+/* Channels [c0, c0 + nch) of a block of R full rows through tile8/tile4,
+ * tab their table (its entry 0 is channel c0's). */
 static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, int32_t R, int32_t c0,
                      int32_t nch, uint8_t *out, int32_t out_stride) {
     const systolic_params *p = g->p;
@@ -502,15 +508,15 @@ static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, 
     dsp_tile t;
     t.x = x;
     t.w = w;
-    t.tab = tab + 3 * c0;
-    t.tab_end = t.tab + 3 * nf;
+    t.tab = tab;
+    t.tab_end = t.tab + 4 * nf;
     t.out = out;
     t.out_stride = out_stride;
     t.oo = p->output_offset;
     t.k = p->k;
     t.steps = g->steps;
     while (nf > 0 && (R == 8 ? tile8(&t) : tile4(&t))) {
-        systolic_requant_channel(p, (int32_t)(t.tab - tab) / 3 - 1, t.acc, R, t.out, out_stride);
+        systolic_requant_channel(p, c0 + (int32_t)(t.tab - tab) / 4 - 1, t.acc, R, t.out, out_stride);
         t.out++;
         if (t.tab == t.tab_end) break;
     }
@@ -572,15 +578,48 @@ static void conv_row(const systolic_conv_geom *g, const int8_t *img, int32_t oy,
     if (!wide) widen_run(row, (k + 3) & ~3, x, st);
 }
 
+/* Channels [c0, c0 + nch) of a block x of R rows, mr of them valid, to
+ * out (channel c0 of row 0): tile8/tile4 where the table applies, with a
+ * table of TAB_MAX channels kept in tab (*tab_c0, *tab_n: which). */
+static void conv_block(const wide_gemm *g, int asm_ok, int32_t *tab, int32_t *tab_c0, int32_t *tab_n,
+                       const uint32_t *x, int32_t R, int32_t mr, int32_t c0, int32_t nch, uint8_t *out,
+                       int32_t out_stride) {
+    if (!asm_ok || mr <= 2) {
+        wide_block(g, x, R, mr, c0, nch, out, out_stride);
+        return;
+    }
+    /* Tail blocks go through a copy: the asm stores all R rows. */
+    uint8_t tmp[8 * 64];
+    const int32_t step = mr == R ? TAB_MAX : 64;
+    for (int32_t c = c0; c < c0 + nch; c += step) {
+        const int32_t cn = c0 + nch - c < step ? c0 + nch - c : step;
+        if (c < *tab_c0 || c + cn > *tab_c0 + *tab_n) {
+            tile_table(g->p, c, cn, tab);
+            *tab_c0 = c;
+            *tab_n = cn;
+        }
+        uint8_t *o = out + (c - c0);
+        if (mr == R) {
+            tile_run(g, tab + 4 * (c - *tab_c0), x, R, c, cn, o, out_stride);
+            continue;
+        }
+        tile_run(g, tab + 4 * (c - *tab_c0), x, R, c, cn, tmp, cn);
+        for (int32_t r = 0; r < mr; r++)
+            for (int32_t j = 0; j < cn; j++) o[r * out_stride + j] = tmp[r * cn + j];
+    }
+}
+
 int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g, const int8_t *in,
                           int8_t *out) {
     if (!wide_takes(p)) return 0;
     uint32_t x[EDGE_SYSTOLIC_WIDE_WORDS];
     int8_t row[WIDE_MAX_K + 4]; /* gathered rows, and wide_block's spare */
-    int32_t tab[3 * TAB_MAX];
-    const wide_gemm wg = wide_setup(p, p->n * g->groups, row);
-    const int tiles = tile_table(p, p->n * g->groups, tab);
+    int32_t tab[4 * TAB_MAX];
     const int32_t k = p->k, n_all = p->n * g->groups, pixels = g->out_h * g->out_w;
+    const wide_gemm wg = wide_setup(p, n_all, row);
+    const int asm_ok = p->requant == SYSTOLIC_REQUANT_FIXED && p->act_min == -128 && p->act_max == 127;
+    int32_t tab_c0 = 0, tab_n = 0;
+    if (asm_ok && n_all <= TAB_MAX) tile_table(p, 0, n_all, tab), tab_n = n_all;
     const int32_t R = k <= WIDE_MAX_K8 ? 8 : 4;
     /* 1x1 filters with k % 4 == 0 widen rows straight from the image. */
     const int direct = g->k_h == 1 && g->k_w == 1 && (k & 3) == 0;
@@ -605,11 +644,8 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
                     if (++xx == g->out_w) xx = 0, y++;
                 }
                 for (int32_t r = mr; r < Rt; r++) fill_run(0, 4 * wg.steps, x + 2 * r, 2 * Rt);
-                uint8_t *o = (uint8_t *)oimg + px0 * n_all + grp * p->n;
-                if (tiles && mr == Rt)
-                    tile_run(&wg, tab, x, Rt, grp * p->n, p->n, o, n_all);
-                else
-                    wide_block(&wg, x, Rt, mr, grp * p->n, p->n, o, n_all);
+                conv_block(&wg, asm_ok, tab, &tab_c0, &tab_n, x, Rt, mr, grp * p->n, p->n,
+                           (uint8_t *)oimg + px0 * n_all + grp * p->n, n_all);
             }
             ox += mr;
             while (ox >= g->out_w) ox -= g->out_w, oy++;
