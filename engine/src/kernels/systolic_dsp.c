@@ -250,23 +250,34 @@ typedef struct dsp_tile {
 #define TF_END "36"
 #define TF_ENTRY "40"
 
-/* One output of the sum in A: r0 = mult2, r1 = right, r2 = 2^(right-1),
- * r3 = output offset (requant_dsp.h), stored at r12. */
-#define RQ_OUT(A)                                                                                  \
+/* One output of the sum in A: r0 = mult2, r1 = right, r2 = 2^(right-1)
+ * (requant_dsp.h), plus the output offset: RQ_A adds r3 = offset, RQ_F
+ * has it folded into r2 by the table (offset << right). Stored at r12. */
+#define RQ_HEAD(A)                                                                                 \
     "add    lr, r2, " A "\n\t"                                                                     \
     "add    lr, lr, " A ", asr #31\n\t"                                                            \
     "smmlar " A ", " A ", r0, lr\n\t"                                                              \
-    "asr    " A ", " A ", r1\n\t"                                                                  \
-    "add    " A ", r3\n\t"                                                                         \
+    "asr    " A ", " A ", r1\n\t"
+#define RQ_TAIL(A)                                                                                 \
     "ssat   " A ", #8, " A "\n\t"                                                                  \
     "strb   " A ", [r12]\n\t"
-#define RQ_NEXT(A) "add    r12, r4\n\t" RQ_OUT(A)
+#define RQ_F(A) RQ_HEAD(A) RQ_TAIL(A)
+#define RQ_A(A) RQ_HEAD(A) "add    " A ", r3\n\t" RQ_TAIL(A)
+/* Rows r4 bytes apart (r4 is free once its row is out). */
+#define RQ_ROWS4(RQ)                                                                               \
+    RQ("r4") "ldr    r4, [sp, #" TF_STRIDE "]\n\t"                                                 \
+             "add    r12, r4\n\t" RQ("r5") "add    r12, r4\n\t" RQ("r6") "add    r12, r4\n\t"      \
+        RQ("r7")
+#define RQ_ROWS8(RQ)                                                                               \
+    RQ_ROWS4(RQ) "add    r12, r4\n\t" RQ("r8") "add    r12, r4\n\t" RQ("r9") "add    r12, r4\n\t"  \
+        RQ("r10") "add    r12, r4\n\t" RQ("r11")
 
 /* ROWS_STEP: one group of four k; END_SHIFT: log2 of its bytes in x;
- * RQ: the outputs; ACCS: the sum registers. The dot loop does four groups
+ * RQF, RQA: the outputs with the offset folded or added; ACCS: the sum
+ * registers. The dot loop does four groups
  * a turn, entered at the right one for steps % 4. Returns 1 when a channel
  * was handed back (t->w, tab past it, out at it), 0 at tab_end. */
-#define DSP_TILE_ASM(ROWS_STEP, END_SHIFT, RQ, ACCS, INIT)                                        \
+#define DSP_TILE_ASM(ROWS_STEP, END_SHIFT, RQF, RQA, ACCS, INIT)                                        \
     __asm__("push   {r4-r11, lr}\n\t"                                                              \
             "sub    sp, #48\n\t"                                                                   \
             "str    r0, [sp, #" TF_T "]\n\t"                                                       \
@@ -310,8 +321,12 @@ typedef struct dsp_tile {
             "str    r3, [sp, #" TF_TAB "]\n\t"                                                     \
             "cmp    r1, #0\n\t"                                                                    \
             "beq    6f\n\t"                                                                        \
-            "ldr    r3, [sp, #" TF_OO "]\n\t"                                                      \
-            "ldr    r12, [sp, #" TF_OUT "]\n\t" RQ "ldr    r12, [sp, #" TF_OUT "]\n\t"             \
+            "ldr    r12, [sp, #" TF_OUT "]\n\t"                                                    \
+            "blt    7f\n\t" RQF "b      8f\n"                                                     \
+            "7:\n\t"                                                                               \
+            "rsb    r1, r1, #0\n\t"                                                                \
+            "ldr    r3, [sp, #" TF_OO "]\n\t" RQA "8:\n\t"                                         \
+            "ldr    r12, [sp, #" TF_OUT "]\n\t"                                                    \
             "add    r12, #1\n\t"                                                                   \
             "str    r12, [sp, #" TF_OUT "]\n\t"                                                    \
             "ldrd   r2, r3, [sp, #" TF_TAB "]\n\t"                                                 \
@@ -335,19 +350,14 @@ typedef struct dsp_tile {
             "pop    {r4-r11, pc}\n\t")
 
 __attribute__((naked, noinline)) static int tile8(dsp_tile *t __attribute__((unused))) {
-    DSP_TILE_ASM(DOT_STEP8, "6",
-                 RQ_OUT("r4") "ldr    r4, [sp, #" TF_STRIDE "]\n\t" RQ_NEXT("r5") RQ_NEXT("r6")
-                     RQ_NEXT("r7") RQ_NEXT("r8") RQ_NEXT("r9") RQ_NEXT("r10") RQ_NEXT("r11"),
-                 "r4-r11",
+    DSP_TILE_ASM(DOT_STEP8, "6", RQ_ROWS8(RQ_F), RQ_ROWS8(RQ_A), "r4-r11",
                  "mov    r5, r4\n\tmov    r6, r4\n\tmov    r7, r4\n\tmov    r8, r4\n\t"
                  "mov    r9, r4\n\tmov    r10, r4\n\tmov    r11, r4\n\t");
 }
 
 __attribute__((naked, noinline)) static int tile4(dsp_tile *t __attribute__((unused))) {
-    DSP_TILE_ASM(DOT_STEP4, "5",
-                 RQ_OUT("r4") "ldr    r4, [sp, #" TF_STRIDE "]\n\t" RQ_NEXT("r5") RQ_NEXT("r6")
-                     RQ_NEXT("r7"),
-                 "r4-r7", "mov    r5, r4\n\tmov    r6, r4\n\tmov    r7, r4\n\t");
+    DSP_TILE_ASM(DOT_STEP4, "5", RQ_ROWS4(RQ_F), RQ_ROWS4(RQ_A), "r4-r7",
+                 "mov    r5, r4\n\tmov    r6, r4\n\tmov    r7, r4\n\t");
 }
 
 /* n bytes (a multiple of 4) at src into one row of a block: word pairs
@@ -490,8 +500,17 @@ static int tile_table(const systolic_params *p, int32_t c0, int32_t n, int32_t *
         edge_rq_dsp rq;
         tab[3] = p->bias ? p->bias[ch] : 0;
         tab[0] = tab[1] = tab[2] = 0;
-        if (edge_rq_dsp_make(p->multiplier[q], p->shift[q], &rq) && edge_rq_dsp_fits(tab[3], span, &rq))
-            tab[0] = rq.mult2, tab[1] = rq.right, tab[2] = rq.round;
+        if (!edge_rq_dsp_make(p->multiplier[q], p->shift[q], &rq) || !edge_rq_dsp_fits(tab[3], span, &rq))
+            continue;
+        /* The offset folded into the rounding term when the sum stays in
+         * range: (h + round + oo * 2^right) >> right = out + oo. Else
+         * right < 0 says "add it". */
+        const uint32_t oo = (uint32_t)(p->output_offset < 0 ? -p->output_offset : p->output_offset);
+        tab[0] = rq.mult2, tab[1] = -rq.right, tab[2] = rq.round;
+        if (rq.right < 23 && edge_rq_dsp_fits(tab[3], span + (oo << rq.right), &rq)) {
+            tab[1] = rq.right;
+            tab[2] = (int32_t)((uint32_t)rq.round + ((uint32_t)p->output_offset << rq.right));
+        }
     }
     return 1;
 }
