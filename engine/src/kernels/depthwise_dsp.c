@@ -153,38 +153,43 @@ __attribute__((naked, noinline)) static void dwd_pass3_s2(const dwd_job *j __att
 }
 
 /* One output: sum at [r0], constants {mult2, round, right} at [r1]
- * (requant_dsp.h), offset r3, byte to [r2]. */
-#define DWD_RQ1                                                                                    \
+ * (requant_dsp.h), offset r3 added (ADD) or folded into round by the
+ * table, byte to [r2]. */
+#define DWD_RQ1(ADD)                                                                               \
     "ldr    r7, [r0], #4\n\t"                                                                      \
     "ldm    r1!, {r4-r6}\n\t"                                                                      \
     "add    r8, r7, r5\n\t"                                                                        \
     "add    r8, r8, r7, asr #31\n\t"                                                               \
     "smmlar r7, r7, r4, r8\n\t"                                                                    \
-    "asr    r7, r7, r6\n\t"                                                                        \
-    "add    r7, r3\n\t"                                                                            \
-    "ssat   r7, #8, r7\n\t"                                                                        \
+    "asr    r7, r7, r6\n\t" ADD "ssat   r7, #8, r7\n\t"                                            \
     "strb   r7, [r2], #1\n\t"
 
 /* The requantization pass, for tables without exact-path channels and the
  * whole int8 output range. */
-__attribute__((naked, noinline)) static void dwd_requant(const dwd_rq *q __attribute__((unused))) {
-    __asm__("push   {r4-r11, lr}\n\t"
-            "ldr    r10, [r0, #20]\n\t"
-            "ldr    r3, [r0, #24]\n\t"
-            "ldr    r11, [r0, #16]\n\t"
-            "ldr    r9, [r0, #12]\n\t"
-            "ldm    r0, {r0-r2}\n\t"
-            "mov    r12, r1\n\t"
-            "add    r9, r9, r9, lsl #1\n\t"
-            "add    r9, r1, r9, lsl #2\n"
-            "1:\n\t"
-            "mov    r1, r12\n"
-            "2:\n\t" DWD_RQ1 DWD_RQ1 DWD_RQ1 DWD_RQ1 "cmp    r1, r9\n\t"
-            "bne    2b\n\t"
-            "add    r2, r10\n\t"
-            "subs   r11, #1\n\t"
-            "bne    1b\n\t"
-            "pop    {r4-r11, pc}\n\t");
+#define DWD_REQUANT(ADD)                                                                           \
+    __asm__("push   {r4-r11, lr}\n\t"                                                              \
+            "ldr    r10, [r0, #20]\n\t"                                                            \
+            "ldr    r3, [r0, #24]\n\t"                                                             \
+            "ldr    r11, [r0, #16]\n\t"                                                            \
+            "ldr    r9, [r0, #12]\n\t"                                                             \
+            "ldm    r0, {r0-r2}\n\t"                                                               \
+            "mov    r12, r1\n\t"                                                                   \
+            "add    r9, r9, r9, lsl #1\n\t"                                                        \
+            "add    r9, r1, r9, lsl #2\n"                                                          \
+            "1:\n\t"                                                                               \
+            "mov    r1, r12\n"                                                                     \
+            "2:\n\t" DWD_RQ1(ADD) DWD_RQ1(ADD) DWD_RQ1(ADD) DWD_RQ1(ADD) "cmp    r1, r9\n\t"           \
+            "bne    2b\n\t"                                                                        \
+            "add    r2, r10\n\t"                                                                   \
+            "subs   r11, #1\n\t"                                                                   \
+            "bne    1b\n\t"                                                                        \
+            "pop    {r4-r11, pc}\n\t")
+
+__attribute__((naked, noinline)) static void dwd_requant_add(const dwd_rq *q __attribute__((unused))) {
+    DWD_REQUANT("add    r7, r3\n\t");
+}
+__attribute__((naked, noinline)) static void dwd_requant_fold(const dwd_rq *q __attribute__((unused))) {
+    DWD_REQUANT("");
 }
 
 /* Any other window: the same sums in C; step and dstep (pixel and tap)
@@ -244,7 +249,8 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
             const int32_t nc = out_c - c0 < DWD_BLOCK ? out_c - c0 : DWD_BLOCK, ng = nc / 4;
             const int32_t chunk = DWD_ACC / nc;
             int32_t held[3] = {-1, -1, -1}; /* the image row each slot holds */
-            int exact = lo != -128 || hi != 127;
+            int exact = lo != -128 || hi != 127, fold = 1;
+            const uint32_t oo_mag = (uint32_t)(oo < 0 ? -oo : oo);
             for (int32_t g = 0; g < ng; g++)
                 for (int32_t t = 0; t < taps; t++) {
                     const uint32_t v = load4(filt + t * out_c + c0 + 4 * g);
@@ -257,11 +263,16 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
                 bias[j] = p->bias ? p->bias[c] : 0;
                 if (edge_rq_dsp_make(p->multiplier[i], p->shift[i], &r) && edge_rq_dsp_fits(bias[j], span, &r)) {
                     rqt[3 * j] = r.mult2, rqt[3 * j + 1] = r.round, rqt[3 * j + 2] = r.right;
+                    /* The offset can go into the rounding term (see systolic_dsp.c). */
+                    fold &= r.right < 23 && edge_rq_dsp_fits(bias[j], span + (oo_mag << r.right), &r);
                 } else {
                     rqt[3 * j] = 0, rqt[3 * j + 1] = 1, rqt[3 * j + 2] = 1;
                     exact = 1;
                 }
             }
+            if (fold && !exact)
+                for (int32_t j = 0; j < nc; j++)
+                    rqt[3 * j + 1] = (int32_t)((uint32_t)rqt[3 * j + 1] + ((uint32_t)oo << rqt[3 * j + 2]));
             /* The padding columns of the slots: zeros, once. */
             for (int32_t sl = 0; sl < nslot; sl++)
                 for (int32_t g = 0; g < ng; g++) {
@@ -316,7 +327,7 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
                     int8_t *d0 = drow + ox0 * out_c;
                     if (!exact) {
                         const dwd_rq q = {acc, rqt, d0, nc, n, out_c - nc, oo};
-                        dwd_requant(&q);
+                        (fold ? dwd_requant_fold : dwd_requant_add)(&q);
                         continue;
                     }
                     for (int32_t x = 0; x < n; x++)

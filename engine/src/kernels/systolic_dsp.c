@@ -363,10 +363,11 @@ __attribute__((naked, noinline)) static int tile4(dsp_tile *t __attribute__((unu
 /* n bytes (a multiple of 4) at src into one row of a block: word pairs
  * st words apart. Returns where the next would go. */
 static uint32_t *widen_run(const int8_t *src, int32_t n, uint32_t *x, int32_t st) {
-    for (int32_t i = 0; i < n; i += 4, x += st) {
-        const uint32_t v = load4(src + i);
-        x[0] = (uint32_t)even_s16(v);
-        x[1] = (uint32_t)odd_s16(v);
+    const int8_t *const end = src + n;
+    for (; src < end; src += 4, x += st) {
+        const uint32_t v = load4(src);
+        const uint32_t e = (uint32_t)even_s16(v), o = (uint32_t)odd_s16(v);
+        __asm__("strd %1, %2, [%0]" : : "r"(x), "r"(e), "r"(o) : "memory");
     }
     return x;
 }
