@@ -641,8 +641,15 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
     int32_t tab_c0 = 0, tab_n = 0;
     if (asm_ok && n_all <= TAB_MAX) tile_table(p, 0, n_all, tab), tab_n = n_all;
     const int32_t R = k <= WIDE_MAX_K8 ? 8 : 4;
-    /* 1x1 filters with k % 4 == 0 widen rows straight from the image. */
+    /* 1x1 filters with k % 4 == 0 widen rows straight from the image;
+     * windows inside the image are k_h runs of run bytes, rstep apart. */
     const int direct = g->k_h == 1 && g->k_w == 1 && (k & 3) == 0;
+    const int runs = g->dil_w == 1 && g->groups == 1, wide = (g->group_in_c & 3) == 0;
+    const int32_t run = g->k_w * g->in_c, rstep = g->dil_h * g->in_w * g->in_c;
+    const int32_t y_last = (g->k_h - 1) * g->dil_h, x_last = g->k_w - 1;
+    /* The bytes past k of a gathered row stay zero (wide_block's spare
+     * copy keeps them so). */
+    for (int32_t i = k; i < 4 * wg.steps; i++) row[i] = 0;
     for (int32_t b = 0; b < g->batches; b++) {
         const int8_t *img = in + b * g->in_h * g->in_w * g->in_c;
         int8_t *oimg = out + b * pixels * n_all;
@@ -656,9 +663,18 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
                     if (direct && iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w) {
                         widen_run(img + (iy * g->in_w + ix) * g->in_c + grp * g->group_in_c, k,
                                   x + 2 * r, 2 * Rt);
+                    } else if (runs && iy >= 0 && iy + y_last < g->in_h && ix >= 0 && ix + x_last < g->in_w) {
+                        const int8_t *src = img + (iy * g->in_w + ix) * g->in_c;
+                        uint32_t *xr = x + 2 * r;
+                        int8_t *d = row;
+                        for (int32_t ky = 0; ky < g->k_h; ky++, src += rstep) {
+                            if (wide)
+                                xr = widen_run(src, run, xr, 2 * Rt);
+                            else
+                                copy_bytes(d, src, run), d += run;
+                        }
+                        if (!wide) widen_run(row, 4 * wg.steps, xr, 2 * Rt);
                     } else {
-                        /* The bytes past k of the gathered row stay zero. */
-                        for (int32_t i = k; i < 4 * wg.steps; i++) row[i] = 0;
                         conv_row(g, img, y, xx, grp, k, row, x + 2 * r, 2 * Rt);
                     }
                     if (++xx == g->out_w) xx = 0, y++;
