@@ -101,15 +101,26 @@ static inline int16x2_t odd_s16(uint32_t v) {
 /* 3x3, dilation 1: the four sums of n pixels, for ng groups. Frame:
  * S0-S2 (the group's row pointers), GS0-GS2, W, BIAS, ACC, ASTRIDE,
  * ENDOFF (n * astride), GLEFT, END. */
+#define DWD_PIXEL(STEP)                                                                            \
+    "ldm    lr, {r4-r7}\n\t" DWD_ROW3("r0", "0", "8", "16", STEP) DWD_ROW3("r1", "24", "32", "40", STEP) \
+        DWD_ROW3("r2", "48", "56", "64", STEP) "stm    r12, {r4-r7}\n\t"                           \
+                                                "ldr    r8, [sp, #36]\n\t"                         \
+                                                "add    r12, r8\n\t"
 #define DWD_PASS3(STEP)                                                                            \
     __asm__("push   {r4-r11, lr}\n\t"                                                              \
             "sub    sp, #56\n\t"                                                                   \
-            "ldm    r0, {r1-r12}\n\t"                                                             \
+            "ldm    r0, {r1-r12}\n\t"                                                              \
             "stm    sp, {r1-r9}\n\t"                                                               \
             "mul    r4, r11, r10\n\t"                                                              \
             "str    r10, [sp, #36]\n\t"                                                            \
             "str    r4, [sp, #40]\n\t"                                                             \
-            "str    r12, [sp, #44]\n"                                                              \
+            "str    r12, [sp, #44]\n\t"                                                            \
+            "adr.w  r4, 1f\n\t"                                                                    \
+            "tst    r11, #1\n\t"                                                                   \
+            "it     ne\n\t"                                                                        \
+            "adrne.w r4, 2f\n\t"                                                                   \
+            "orr    r4, r4, #1\n\t"                                                                \
+            "str    r4, [sp, #52]\n"                                                               \
             "3:\n\t"                                                                               \
             "ldm    sp, {r0-r2}\n\t"                                                               \
             "ldr    r3, [sp, #24]\n\t"                                                             \
@@ -117,14 +128,10 @@ static inline int16x2_t odd_s16(uint32_t v) {
             "ldr    r12, [sp, #32]\n\t"                                                            \
             "ldr    r4, [sp, #40]\n\t"                                                             \
             "add    r4, r12\n\t"                                                                   \
-            "str    r4, [sp, #48]\n"                                                               \
-            "1:\n\t"                                                                               \
-            "ldm    lr, {r4-r7}\n\t" DWD_ROW3("r0", "0", "8", "16", STEP)                          \
-                DWD_ROW3("r1", "24", "32", "40", STEP) DWD_ROW3("r2", "48", "56", "64", STEP)      \
-            "stm    r12, {r4-r7}\n\t"                                                              \
-            "ldrd   r8, r9, [sp, #36]\n\t"                                                         \
-            "add    r12, r8\n\t"                                                                   \
-            "ldr    r8, [sp, #48]\n\t"                                                             \
+            "str    r4, [sp, #48]\n\t"                                                             \
+            "ldr    pc, [sp, #52]\n\t"                                                             \
+            ".p2align 2\n"                                                                         \
+            "1:\n\t" DWD_PIXEL(STEP) "2:\n\t" DWD_PIXEL(STEP) "ldr    r8, [sp, #48]\n\t"           \
             "cmp    r12, r8\n\t"                                                                   \
             "bne    1b\n\t"                                                                        \
             "ldm    sp, {r0-r6}\n\t"                                                               \
@@ -190,6 +197,17 @@ __attribute__((naked, noinline)) static void dwd_requant_add(const dwd_rq *q __a
 }
 __attribute__((naked, noinline)) static void dwd_requant_fold(const dwd_rq *q __attribute__((unused))) {
     DWD_REQUANT("");
+}
+
+/* n pixels of one group (four channels), `step` bytes apart, into a ring
+ * row: x + io in int16 pairs, SXTB16 order. */
+static void dwd_widen(const int8_t *src, int32_t n, int32_t step, uint32_t *d, int16x2_t io2) {
+    const uint32_t *const end = d + 2 * n;
+    for (; d < end; d += 2, src += step) {
+        const uint32_t v = load4(src);
+        const uint32_t e = (uint32_t)__sadd16(even_s16(v), io2), o = (uint32_t)__sadd16(odd_s16(v), io2);
+        __asm__("strd %1, %2, [%0]" : : "r"(d), "r"(e), "r"(o) : "memory");
+    }
 }
 
 /* Any other window: the same sums in C; step and dstep (pixel and tap)
@@ -295,15 +313,8 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
                     if (held[sl] != iy) {
                         /* Widen image row iy: x + io in int16, SXTB16 order. */
                         const int8_t *src = img + iy * in_w * out_c + c0;
-                        for (int32_t g = 0; g < ng; g++) {
-                            uint32_t *d = slot + (g * wp + pad_l) * 2;
-                            const int8_t *sg = src + 4 * g;
-                            for (int32_t x = 0; x < in_w; x++, sg += out_c, d += 2) {
-                                const uint32_t v = load4(sg);
-                                d[0] = (uint32_t)__sadd16(even_s16(v), io2);
-                                d[1] = (uint32_t)__sadd16(odd_s16(v), io2);
-                            }
-                        }
+                        for (int32_t g = 0; g < ng; g++)
+                            dwd_widen(src + 4 * g, in_w, out_c, slot + (g * wp + pad_l) * 2, io2);
                         held[sl] = iy;
                     }
                     jb.s[ky] = slot;
