@@ -199,14 +199,19 @@ __attribute__((naked, noinline)) static void dwd_requant_fold(const dwd_rq *q __
     DWD_REQUANT("");
 }
 
-/* n pixels of one group (four channels), `step` bytes apart, into a ring
- * row: x + io in int16 pairs, SXTB16 order. */
-static void dwd_widen(const int8_t *src, int32_t n, int32_t step, uint32_t *d, int16x2_t io2) {
-    const uint32_t *const end = d + 2 * n;
-    for (; d < end; d += 2, src += step) {
-        const uint32_t v = load4(src);
-        const uint32_t e = (uint32_t)__sadd16(even_s16(v), io2), o = (uint32_t)__sadd16(odd_s16(v), io2);
-        __asm__("strd %1, %2, [%0]" : : "r"(d), "r"(e), "r"(o) : "memory");
+/* n pixels of ng groups (four channels each), pixels `step` bytes apart,
+ * into a ring row (group g at d + g * gstep words): x + io in int16 pairs,
+ * SXTB16 order. */
+static void dwd_widen(const int8_t *src, int32_t n, int32_t step, int32_t ng, int32_t gstep, uint32_t *d,
+                      int16x2_t io2) {
+    for (int32_t g = 0; g < ng; g++, src += 4, d += gstep) {
+        const int8_t *s = src;
+        uint32_t *o = d;
+        for (uint32_t *const end = d + 2 * n; o < end; o += 2, s += step) {
+            const uint32_t v = load4(s);
+            const uint32_t e = (uint32_t)__sadd16(even_s16(v), io2), od = (uint32_t)__sadd16(odd_s16(v), io2);
+            __asm__("strd %1, %2, [%0]" : : "r"(o), "r"(e), "r"(od) : "memory");
+        }
     }
 }
 
@@ -313,8 +318,7 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
                     if (held[sl] != iy) {
                         /* Widen image row iy: x + io in int16, SXTB16 order. */
                         const int8_t *src = img + iy * in_w * out_c + c0;
-                        for (int32_t g = 0; g < ng; g++)
-                            dwd_widen(src + 4 * g, in_w, out_c, slot + (g * wp + pad_l) * 2, io2);
+                        dwd_widen(src, in_w, out_c, ng, wp * 2, slot + pad_l * 2, io2);
                         held[sl] = iy;
                     }
                     jb.s[ky] = slot;

@@ -221,9 +221,10 @@ __attribute__((naked, noinline)) static void dot4(const uint32_t *x __attribute_
 /* ---- Whole tiles in asm: every channel's dot product, requantization and
  * stores for a block of R full rows, with no call or spill per channel.
  * The per-channel constants come from a table built once per op (or per
- * tile for more than TAB_MAX channels): {mult2, right, round, bias}
- * (requant_dsp.h), right = 0 to hand the channel back (its sums in acc[])
- * for the exact path. The output range must be the whole int8 range
+ * tile for more than TAB_MAX channels): {mult2, round, right, bias}
+ * (requant_dsp.h); right = 0 hands the channel back (its sums in acc[])
+ * for the exact path, right < 0 says the offset is added rather than
+ * folded into round. The output range must be the whole int8 range
  * (SSAT #8). */
 typedef struct dsp_tile {
     const uint32_t *x;  /*  0: the widened block */
@@ -240,8 +241,8 @@ typedef struct dsp_tile {
 
 /* Stack frame of the tile routines. */
 #define TF_T "0"
-#define TF_X "4" /* X, W adjacent (LDRD) */
-#define TF_W "8"
+#define TF_X "4"
+#define TF_W "8" /* the weights while the add-offset outputs use r1 */
 #define TF_TAB "12" /* TAB, TEND adjacent */
 #define TF_OUT "20"
 #define TF_STRIDE "24"
@@ -250,19 +251,20 @@ typedef struct dsp_tile {
 #define TF_END "36"
 #define TF_ENTRY "40"
 
-/* One output of the sum in A: r0 = mult2, r1 = right, r2 = 2^(right-1)
- * (requant_dsp.h), plus the output offset: RQ_A adds r3 = offset, RQ_F
- * has it folded into r2 by the table (offset << right). Stored at r12. */
-#define RQ_HEAD(A)                                                                                 \
+/* One output of the sum in A: r0 = mult2, r2 = 2^(right-1) (requant_dsp.h),
+ * plus the output offset: RQ_A adds r3 = offset (right in r1), RQ_F has it
+ * folded into r2 by the table (offset << right; right in r3). Stored at
+ * r12. */
+#define RQ_HEAD(A, RIGHT)                                                                          \
     "add    lr, r2, " A "\n\t"                                                                     \
     "add    lr, lr, " A ", asr #31\n\t"                                                            \
     "smmlar " A ", " A ", r0, lr\n\t"                                                              \
-    "asr    " A ", " A ", r1\n\t"
+    "asr    " A ", " A ", " RIGHT "\n\t"
 #define RQ_TAIL(A)                                                                                 \
     "ssat   " A ", #8, " A "\n\t"                                                                  \
     "strb   " A ", [r12]\n\t"
-#define RQ_F(A) RQ_HEAD(A) RQ_TAIL(A)
-#define RQ_A(A) RQ_HEAD(A) "add    " A ", r3\n\t" RQ_TAIL(A)
+#define RQ_F(A) RQ_HEAD(A, "r3") RQ_TAIL(A)
+#define RQ_A(A) RQ_HEAD(A, "r1") "add    " A ", r3\n\t" RQ_TAIL(A)
 /* Rows r4 bytes apart (r4 is free once its row is out). */
 #define RQ_ROWS4(RQ)                                                                               \
     RQ("r4") "ldr    r4, [sp, #" TF_STRIDE "]\n\t"                                                 \
@@ -302,10 +304,11 @@ typedef struct dsp_tile {
             "it     eq\n\t"                                                                        \
             "adreq.w r12, 2f\n\t"                                                                  \
             "orr    r12, r12, #1\n\t"                                                              \
-            "str    r12, [sp, #" TF_ENTRY "]\n"                                                    \
+            "str    r12, [sp, #" TF_ENTRY "]\n\t"                                                  \
+            "mov    r1, r2\n"                                                                      \
             "5:\n\t"                                                                               \
             "ldr    r2, [sp, #" TF_TAB "]\n\t"                                                     \
-            "ldr    r4, [r2, #12]\n\t" INIT "ldrd   r0, r1, [sp, #" TF_X "]\n\t"                   \
+            "ldr    r4, [r2, #12]\n\t" INIT "ldr    r0, [sp, #" TF_X "]\n\t"                       \
             "ldr    pc, [sp, #" TF_ENTRY "]\n\t"                                                   \
             ".p2align 2\n"                                                                         \
             "1:\n\t" ROWS_STEP "2:\n\t" ROWS_STEP "3:\n\t" ROWS_STEP "4:\n\t" ROWS_STEP             \
@@ -314,18 +317,14 @@ typedef struct dsp_tile {
             "bne    1b\n\t"                                                                        \
             "ldr    r12, [sp, #" TF_KADJ "]\n\t"                                                   \
             "add    r1, r12\n\t"                                                                   \
-            "str    r1, [sp, #" TF_W "]\n\t"                                                       \
-            "ldr    r3, [sp, #" TF_TAB "]\n\t"                                                     \
-            "ldm    r3!, {r0-r2}\n\t"                                                              \
-            "add    r3, #4\n\t"                                                                    \
-            "str    r3, [sp, #" TF_TAB "]\n\t"                                                     \
-            "cmp    r1, #0\n\t"                                                                    \
+            "ldr    r12, [sp, #" TF_TAB "]\n\t"                                                    \
+            "ldm    r12!, {r0, r2, r3}\n\t"                                                        \
+            "add    r12, #4\n\t"                                                                   \
+            "str    r12, [sp, #" TF_TAB "]\n\t"                                                    \
+            "cmp    r3, #0\n\t"                                                                    \
             "beq    6f\n\t"                                                                        \
             "ldr    r12, [sp, #" TF_OUT "]\n\t"                                                    \
-            "blt    7f\n\t" RQF "b      8f\n"                                                     \
-            "7:\n\t"                                                                               \
-            "rsb    r1, r1, #0\n\t"                                                                \
-            "ldr    r3, [sp, #" TF_OO "]\n\t" RQA "8:\n\t"                                         \
+            "blt    7f\n\t" RQF "8:\n\t"                                                          \
             "ldr    r12, [sp, #" TF_OUT "]\n\t"                                                    \
             "add    r12, #1\n\t"                                                                   \
             "str    r12, [sp, #" TF_OUT "]\n\t"                                                    \
@@ -335,9 +334,13 @@ typedef struct dsp_tile {
             "movs   r0, #0\n\t"                                                                    \
             "add    sp, #48\n\t"                                                                   \
             "pop    {r4-r11, pc}\n"                                                                \
+            "7:\n\t"                                                                               \
+            "str    r1, [sp, #" TF_W "]\n\t"                                                       \
+            "rsb    r1, r3, #0\n\t"                                                                \
+            "ldr    r3, [sp, #" TF_OO "]\n\t" RQA "ldr    r1, [sp, #" TF_W "]\n\t"                 \
+            "b      8b\n"                                                                          \
             "6:\n\t"                                                                               \
             "ldr    r0, [sp, #" TF_T "]\n\t"                                                       \
-            "ldr    r1, [sp, #" TF_W "]\n\t"                                                       \
             "ldr    r2, [sp, #" TF_TAB "]\n\t"                                                     \
             "ldr    r3, [sp, #" TF_OUT "]\n\t"                                                     \
             "str    r1, [r0, #4]\n\t"                                                              \
@@ -507,10 +510,10 @@ static int tile_table(const systolic_params *p, int32_t c0, int32_t n, int32_t *
          * range: (h + round + oo * 2^right) >> right = out + oo. Else
          * right < 0 says "add it". */
         const uint32_t oo = (uint32_t)(p->output_offset < 0 ? -p->output_offset : p->output_offset);
-        tab[0] = rq.mult2, tab[1] = -rq.right, tab[2] = rq.round;
+        tab[0] = rq.mult2, tab[1] = rq.round, tab[2] = -rq.right;
         if (rq.right < 23 && edge_rq_dsp_fits(tab[3], span + (oo << rq.right), &rq)) {
-            tab[1] = rq.right;
-            tab[2] = (int32_t)((uint32_t)rq.round + ((uint32_t)p->output_offset << rq.right));
+            tab[1] = (int32_t)((uint32_t)rq.round + ((uint32_t)p->output_offset << rq.right));
+            tab[2] = rq.right;
         }
     }
     return 1;
