@@ -276,10 +276,11 @@ typedef struct dsp_tile {
 
 /* ROWS_STEP: one group of four k; END_SHIFT: log2 of its bytes in x;
  * RQF, RQA: the outputs with the offset folded or added; ACCS: the sum
- * registers. The dot loop does four groups
- * a turn, entered at the right one for steps % 4. Returns 1 when a channel
+ * registers. The dot loop does eight groups
+ * a turn, entered at the right one for steps % 8 (every step is the same
+ * STEP_BYTES of 32-bit instructions; the assembler checks). Returns 1 when a channel
  * was handed back (t->w, tab past it, out at it), 0 at tab_end. */
-#define DSP_TILE_ASM(ROWS_STEP, END_SHIFT, RQF, RQA, ACCS, INIT)                                        \
+#define DSP_TILE_ASM(ROWS_STEP, STEP_BYTES, END_SHIFT, RQF, RQA, ACCS, INIT)                                        \
     __asm__("push   {r4-r11, lr}\n\t"                                                              \
             "sub    sp, #48\n\t"                                                                   \
             "str    r0, [sp, #" TF_T "]\n\t"                                                       \
@@ -292,17 +293,11 @@ typedef struct dsp_tile {
             "str    r8, [sp, #" TF_KADJ "]\n\t"                                                    \
             "add    r10, r1, r9, lsl #" END_SHIFT "\n\t"                                           \
             "str    r10, [sp, #" TF_END "]\n\t"                                                    \
-            "and    r9, r9, #3\n\t"                                                                \
+            "rsb    r9, r9, #0\n\t"                                                                \
+            "and    r9, r9, #7\n\t"                                                                \
+            "mov    r10, #" STEP_BYTES "\n\t"                                                      \
             "adr.w  r12, 1f\n\t"                                                                   \
-            "cmp    r9, #1\n\t"                                                                    \
-            "it     eq\n\t"                                                                        \
-            "adreq.w r12, 4f\n\t"                                                                  \
-            "cmp    r9, #2\n\t"                                                                    \
-            "it     eq\n\t"                                                                        \
-            "adreq.w r12, 3f\n\t"                                                                  \
-            "cmp    r9, #3\n\t"                                                                    \
-            "it     eq\n\t"                                                                        \
-            "adreq.w r12, 2f\n\t"                                                                  \
+            "mla    r12, r9, r10, r12\n\t"                                                         \
             "orr    r12, r12, #1\n\t"                                                              \
             "str    r12, [sp, #" TF_ENTRY "]\n\t"                                                  \
             "mov    r1, r2\n"                                                                      \
@@ -311,7 +306,11 @@ typedef struct dsp_tile {
             "ldr    r4, [r2, #12]\n\t" INIT "ldr    r0, [sp, #" TF_X "]\n\t"                       \
             "ldr    pc, [sp, #" TF_ENTRY "]\n\t"                                                   \
             ".p2align 2\n"                                                                         \
-            "1:\n\t" ROWS_STEP "2:\n\t" ROWS_STEP "3:\n\t" ROWS_STEP "4:\n\t" ROWS_STEP             \
+            "1:\n\t" ROWS_STEP "2:\n\t" ROWS_STEP ROWS_STEP ROWS_STEP ROWS_STEP ROWS_STEP ROWS_STEP      \
+                ROWS_STEP                                                                          \
+            ".if 2b - 1b - " STEP_BYTES "\n\t"                                                      \
+            ".error \"dot step size\"\n\t"                                                          \
+            ".endif\n\t"                                                                           \
             "ldr    r12, [sp, #" TF_END "]\n\t"                                                    \
             "cmp    r0, r12\n\t"                                                                   \
             "bne    1b\n\t"                                                                        \
@@ -353,13 +352,13 @@ typedef struct dsp_tile {
             "pop    {r4-r11, pc}\n\t")
 
 __attribute__((naked, noinline)) static int tile8(dsp_tile *t __attribute__((unused))) {
-    DSP_TILE_ASM(DOT_STEP8, "6", RQ_ROWS8(RQ_F), RQ_ROWS8(RQ_A), "r4-r11",
+    DSP_TILE_ASM(DOT_STEP8, "108", "6", RQ_ROWS8(RQ_F), RQ_ROWS8(RQ_A), "r4-r11",
                  "mov    r5, r4\n\tmov    r6, r4\n\tmov    r7, r4\n\tmov    r8, r4\n\t"
                  "mov    r9, r4\n\tmov    r10, r4\n\tmov    r11, r4\n\t");
 }
 
 __attribute__((naked, noinline)) static int tile4(dsp_tile *t __attribute__((unused))) {
-    DSP_TILE_ASM(DOT_STEP4, "5", RQ_ROWS4(RQ_F), RQ_ROWS4(RQ_A), "r4-r7",
+    DSP_TILE_ASM(DOT_STEP4, "60", "5", RQ_ROWS4(RQ_F), RQ_ROWS4(RQ_A), "r4-r7",
                  "mov    r5, r4\n\tmov    r6, r4\n\tmov    r7, r4\n\t");
 }
 
