@@ -276,10 +276,10 @@ typedef struct dsp_tile {
 
 /* ROWS_STEP: one group of four k; END_SHIFT: log2 of its bytes in x;
  * RQF, RQA: the outputs with the offset folded or added; ACCS: the sum
- * registers. The dot loop does eight groups
- * a turn, entered at the right one for steps % 8 (every step is the same
- * STEP_BYTES of 32-bit instructions; the assembler checks). Returns 1 when a channel
- * was handed back (t->w, tab past it, out at it), 0 at tab_end. */
+ * registers. The dot loop does eight groups a turn, entered at the right
+ * one for steps % 8 (every step is the same STEP_BYTES of 32-bit
+ * instructions; the assembler checks). Returns 1 when a channel was handed
+ * back (t->w, tab past it, out at it), 0 at tab_end. */
 #define DSP_TILE_ASM(ROWS_STEP, STEP_BYTES, END_SHIFT, RQF, RQA, ACCS, INIT)                                        \
     __asm__("push   {r4-r11, lr}\n\t"                                                              \
             "sub    sp, #48\n\t"                                                                   \
