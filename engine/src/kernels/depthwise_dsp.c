@@ -84,6 +84,14 @@ static inline int16x2_t odd_s16(uint32_t v) {
     return r;
 }
 
+/* d[0] = a, d[1] = b in one STRD (GCC stores a pair as two STRs). */
+typedef struct word_pair {
+    uint32_t a, b;
+} word_pair;
+static inline void store_pair(uint32_t *d, uint32_t a, uint32_t b) {
+    __asm__("strd %1, %2, [%3]" : "=m"(*(word_pair *)d) : "r"(a), "r"(b), "r"(d));
+}
+
 /* One tap: input pair at [S, OFF] (ADDR: the address operand), weights at
  * word W of the group's table. */
 #define DWD_TAP(ADDR, W)                                                                           \
@@ -210,7 +218,7 @@ static void dwd_widen(const int8_t *src, int32_t n, int32_t step, int32_t ng, in
         for (uint32_t *const end = d + 2 * n; o < end; o += 2, s += step) {
             const uint32_t v = load4(s);
             const uint32_t e = (uint32_t)__sadd16(even_s16(v), io2), od = (uint32_t)__sadd16(odd_s16(v), io2);
-            __asm__("strd %1, %2, [%0]" : : "r"(o), "r"(e), "r"(od) : "memory");
+            store_pair(o, e, od);
         }
     }
 }

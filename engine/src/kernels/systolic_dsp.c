@@ -42,6 +42,14 @@ static inline int16x2_t odd_s16(uint32_t v) {
     return r;
 }
 
+/* d[0] = a, d[1] = b in one STRD (GCC stores a pair as two STRs). */
+typedef struct word_pair {
+    uint32_t a, b;
+} word_pair;
+static inline void store_pair(uint32_t *d, uint32_t a, uint32_t b) {
+    __asm__("strd %1, %2, [%3]" : "=m"(*(word_pair *)d) : "r"(a), "r"(b), "r"(d));
+}
+
 /* acc += a[0..3] . w[0..3], with the activation word already split. */
 static inline int32_t mac4(int32_t acc, int16x2_t a02, int16x2_t a13, uint32_t wv) {
     acc = __smlad(a02, even_s16(wv), acc);
@@ -369,7 +377,7 @@ static uint32_t *widen_run(const int8_t *src, int32_t n, uint32_t *x, int32_t st
     for (; src < end; src += 4, x += st) {
         const uint32_t v = load4(src);
         const uint32_t e = (uint32_t)even_s16(v), o = (uint32_t)odd_s16(v);
-        __asm__("strd %1, %2, [%0]" : : "r"(x), "r"(e), "r"(o) : "memory");
+        store_pair(x, e, o);
     }
     return x;
 }
