@@ -553,13 +553,19 @@ static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, 
     if (nf < nch) wide_block(g, x, R, R, c0 + nf, 1, out + nf, out_stride);
 }
 
-static void copy_bytes(int8_t *d, const int8_t *s, int32_t n) {
-    int32_t i = 0;
-    for (; i + 4 <= n; i += 4) {
+/* Short runs (a tap's channels, a filter row): words, the last one
+ * overlapping the one before when 4 does not divide n. */
+static inline void copy_bytes(int8_t *d, const int8_t *s, int32_t n) {
+    if (n < 4) {
+        for (int32_t i = 0; i < n; i++) d[i] = s[i];
+        return;
+    }
+    const uint32_t last = load4(s + n - 4);
+    for (int32_t i = 0; i < n - 4; i += 4) {
         const uint32_t v = load4(s + i);
         __builtin_memcpy(d + i, &v, 4);
     }
-    for (; i < n; i++) d[i] = s[i];
+    __builtin_memcpy(d + n - 4, &last, 4);
 }
 
 /* The im2col row of output pixel (oy, ox), group grp, into row r of the
@@ -639,6 +645,49 @@ static void conv_block(const wide_gemm *g, int asm_ok, int32_t *tab, int32_t *ta
     }
 }
 
+/* What the row gathering of one conv needs, in locals. */
+typedef struct conv_walk {
+    const systolic_conv_geom *g;
+    int32_t k, steps;
+    int32_t run, rstep, y_last, x_last; /* windows inside: k_h runs of run bytes */
+    int direct, runs, wide;
+} conv_walk;
+
+/* The widened rows of mr output pixels from (y, xx) on, group grp, into a
+ * block of Rt rows (the others zero). */
+static void gather_rows(const conv_walk *cw, const int8_t *img, int32_t y, int32_t xx, int32_t grp,
+                        int32_t mr, int32_t Rt, uint32_t *x, int8_t *row) {
+    const systolic_conv_geom *g = cw->g;
+    const int32_t st = 2 * Rt, in_h = g->in_h, in_w = g->in_w, in_c = g->in_c, sw = g->stride_w;
+    const int8_t *const base = img + grp * g->group_in_c;
+    int32_t iy = y * g->stride_h - g->pad_h, ix = xx * sw - g->pad_w;
+    int32_t r = 0;
+    for (; r < mr; r++, x += 2) {
+        const int in = iy >= 0 && ix >= 0 && iy + cw->y_last < in_h && ix + cw->x_last < in_w;
+        const int8_t *src = base + (iy * in_w + ix) * in_c;
+        if (in && cw->direct) {
+            widen_run(src, cw->k, x, st);
+        } else if (in && cw->runs) {
+            uint32_t *xr = x;
+            int8_t *d = row;
+            for (int32_t ky = 0; ky < g->k_h; ky++, src += cw->rstep) {
+                if (cw->wide)
+                    xr = widen_run(src, cw->run, xr, st);
+                else
+                    copy_bytes(d, src, cw->run), d += cw->run;
+            }
+            if (!cw->wide) widen_run(row, 4 * cw->steps, xr, st);
+        } else {
+            conv_row(g, img, y, xx, grp, cw->k, row, x, st);
+        }
+        if (++xx == g->out_w)
+            xx = 0, y++, ix = -g->pad_w, iy += g->stride_h;
+        else
+            ix += sw;
+    }
+    for (; r < Rt; r++, x += 2) fill_run(0, 4 * cw->steps, x, st);
+}
+
 int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g, const int8_t *in,
                           int8_t *out) {
     if (!wide_takes(p)) return 0;
@@ -651,12 +700,19 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
     int32_t tab_c0 = 0, tab_n = 0;
     if (asm_ok && n_all <= TAB_MAX) tile_table(p, 0, n_all, tab), tab_n = n_all;
     const int32_t R = k <= WIDE_MAX_K8 ? 8 : 4;
+    conv_walk cw;
+    cw.g = g;
+    cw.k = k;
+    cw.steps = wg.steps;
     /* 1x1 filters with k % 4 == 0 widen rows straight from the image;
      * windows inside the image are k_h runs of run bytes, rstep apart. */
-    const int direct = g->k_h == 1 && g->k_w == 1 && (k & 3) == 0;
-    const int runs = g->dil_w == 1 && g->groups == 1, wide = (g->group_in_c & 3) == 0;
-    const int32_t run = g->k_w * g->in_c, rstep = g->dil_h * g->in_w * g->in_c;
-    const int32_t y_last = (g->k_h - 1) * g->dil_h, x_last = g->k_w - 1;
+    cw.direct = g->k_h == 1 && g->k_w == 1 && (k & 3) == 0;
+    cw.runs = g->dil_w == 1 && g->groups == 1;
+    cw.wide = (g->group_in_c & 3) == 0;
+    cw.run = g->k_w * g->in_c;
+    cw.rstep = g->dil_h * g->in_w * g->in_c;
+    cw.y_last = (g->k_h - 1) * g->dil_h;
+    cw.x_last = (g->k_w - 1) * g->dil_w;
     /* The bytes past k of a gathered row stay zero (wide_block's spare
      * copy keeps them so). */
     for (int32_t i = k; i < 4 * wg.steps; i++) row[i] = 0;
@@ -667,29 +723,7 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
         for (int32_t px0 = 0; px0 < pixels; px0 += R) {
             const int32_t mr = pixels - px0 < R ? pixels - px0 : R, Rt = mr <= 4 ? 4 : R;
             for (int32_t grp = 0; grp < g->groups; grp++) {
-                int32_t y = oy, xx = ox;
-                for (int32_t r = 0; r < mr; r++) {
-                    const int32_t iy = y * g->stride_h - g->pad_h, ix = xx * g->stride_w - g->pad_w;
-                    if (direct && iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w) {
-                        widen_run(img + (iy * g->in_w + ix) * g->in_c + grp * g->group_in_c, k,
-                                  x + 2 * r, 2 * Rt);
-                    } else if (runs && iy >= 0 && iy + y_last < g->in_h && ix >= 0 && ix + x_last < g->in_w) {
-                        const int8_t *src = img + (iy * g->in_w + ix) * g->in_c;
-                        uint32_t *xr = x + 2 * r;
-                        int8_t *d = row;
-                        for (int32_t ky = 0; ky < g->k_h; ky++, src += rstep) {
-                            if (wide)
-                                xr = widen_run(src, run, xr, 2 * Rt);
-                            else
-                                copy_bytes(d, src, run), d += run;
-                        }
-                        if (!wide) widen_run(row, 4 * wg.steps, xr, 2 * Rt);
-                    } else {
-                        conv_row(g, img, y, xx, grp, k, row, x + 2 * r, 2 * Rt);
-                    }
-                    if (++xx == g->out_w) xx = 0, y++;
-                }
-                for (int32_t r = mr; r < Rt; r++) fill_run(0, 4 * wg.steps, x + 2 * r, 2 * Rt);
+                gather_rows(&cw, img, oy, ox, grp, mr, Rt, x, row);
                 conv_block(&wg, asm_ok, tab, &tab_c0, &tab_n, x, Rt, mr, grp * p->n, p->n,
                            (uint8_t *)oimg + px0 * n_all + grp * p->n, n_all);
             }
