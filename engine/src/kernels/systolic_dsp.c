@@ -412,18 +412,68 @@ static int wide_takes(const systolic_params *p) {
 
 /* Channels [c0, c0 + nch) against the block x of R rows, the first mr
  * valid: row r, channel c0 + j to out[r * out_stride + j]. */
+/* Requantize the mr sums of channel ch (bias included) to o[r * out_stride]. */
+static void wide_requant(const systolic_params *p, int32_t ch, const int32_t *acc, int32_t mr, uint8_t *o,
+                         int32_t out_stride) {
+    const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
+    const int32_t q = p->per_channel ? ch : 0;
+    const uint32_t span = (uint32_t)p->k << 14; /* |a * w| <= 2^14 */
+    edge_rq_dsp rq;
+    if (p->requant == SYSTOLIC_REQUANT_FIXED && edge_rq_dsp_make(p->multiplier[q], p->shift[q], &rq) &&
+        edge_rq_dsp_fits(p->bias ? p->bias[ch] : 0, span, &rq)) {
+        for (int32_t r = 0; r < mr; r++) {
+            int32_t v = edge_rq_dsp_apply(acc[r], &rq) + oo;
+            v = v < lo ? lo : v;
+            o[r * out_stride] = (uint8_t)(v > hi ? hi : v);
+        }
+        return;
+    }
+    systolic_requant_channel(p, ch, acc, mr, o, out_stride);
+}
+
+/* acc[0..3] += one widened row (word pairs st apart) . four weight rows
+ * k apart, over `steps` groups: each row's pair feeds four channels. */
+static void dot1x4(const uint32_t *x, int32_t st, const int8_t *w, int32_t k, int32_t steps, int32_t *acc) {
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    for (const uint32_t *const end = x + steps * st; x < end; x += st, w += 4) {
+        const int16x2_t xe = (int16x2_t)x[0], xo = (int16x2_t)x[1];
+        uint32_t v = load4(w);
+        a0 = __smlad(xo, odd_s16(v), __smlad(xe, even_s16(v), a0));
+        v = load4(w + k);
+        a1 = __smlad(xo, odd_s16(v), __smlad(xe, even_s16(v), a1));
+        v = load4(w + 2 * k);
+        a2 = __smlad(xo, odd_s16(v), __smlad(xe, even_s16(v), a2));
+        v = load4(w + 3 * k);
+        a3 = __smlad(xo, odd_s16(v), __smlad(xe, even_s16(v), a3));
+    }
+    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
+/* Channels [c0, c0 + nch) against the block x of R rows, the first mr
+ * valid: row r, channel c0 + j to out[r * out_stride + j]. */
 static void wide_block(const wide_gemm *g, const uint32_t *x, int32_t R, int32_t mr, int32_t c0,
                        int32_t nch, uint8_t *out, int32_t out_stride) {
     const systolic_params *p = g->p;
     const int32_t k = p->k, steps = g->steps;
-    const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
-    const int full = lo == -128 && hi == 127;
-    const int dbl = p->requant == SYSTOLIC_REQUANT_DOUBLE;
-    const uint32_t span = (uint32_t)k << 14; /* |a * w| <= 2^14 */
+    const int8_t *const wts = (const int8_t *)p->weights;
     int32_t acc[8];
-    for (int32_t j = 0; j < nch; j++) {
+    int32_t j = 0;
+    /* One or two rows (tails): four channels a pass, the other rows not
+     * computed. */
+    for (; mr <= 2 && j + 4 <= nch && wts + (c0 + j + 3) * k + 4 * steps <= g->w_end; j += 4) {
+        int32_t a[2][4];
+        for (int32_t r = 0; r < mr; r++) {
+            for (int32_t t = 0; t < 4; t++) a[r][t] = p->bias ? p->bias[c0 + j + t] : 0;
+            dot1x4(x + 2 * r, 2 * R, wts + (c0 + j) * k, k, steps, a[r]);
+        }
+        for (int32_t t = 0; t < 4; t++) {
+            acc[0] = a[0][t], acc[1] = a[1][t];
+            wide_requant(p, c0 + j + t, acc, mr, out + j + t, out_stride);
+        }
+    }
+    for (; j < nch; j++) {
         const int32_t ch = c0 + j;
-        const int8_t *w = (const int8_t *)p->weights + ch * k;
+        const int8_t *w = wts + ch * k;
         if (w + 4 * steps > g->w_end) {
             int32_t i = 0;
             for (; i < k; i++) g->spare[i] = w[i];
@@ -432,7 +482,6 @@ static void wide_block(const wide_gemm *g, const uint32_t *x, int32_t R, int32_t
         }
         const int32_t b = p->bias ? p->bias[ch] : 0;
         if (mr <= 2) {
-            /* One or two rows of a tail block: the others are not computed. */
             for (int32_t r = 0; r < mr; r++) acc[r] = dot1(x + 2 * r, 2 * R, w, steps, b);
         } else {
             acc[0] = b;
@@ -441,25 +490,7 @@ static void wide_block(const wide_gemm *g, const uint32_t *x, int32_t R, int32_t
             else
                 dot4(x, w, steps, acc);
         }
-        uint8_t *o = out + j;
-        const int32_t q = p->per_channel ? ch : 0;
-        edge_rq_dsp rq;
-        if (!dbl && edge_rq_dsp_make(p->multiplier[q], p->shift[q], &rq) && edge_rq_dsp_fits(b, span, &rq)) {
-            if (full) {
-                for (int32_t r = 0; r < mr; r++) {
-                    const int32_t v = edge_rq_dsp_apply(acc[r], &rq);
-                    o[r * out_stride] = (uint8_t)edge_ssat8(v + oo);
-                }
-            } else {
-                for (int32_t r = 0; r < mr; r++) {
-                    int32_t v = edge_rq_dsp_apply(acc[r], &rq) + oo;
-                    v = v < lo ? lo : v;
-                    o[r * out_stride] = (uint8_t)(v > hi ? hi : v);
-                }
-            }
-            continue;
-        }
-        systolic_requant_channel(p, ch, acc, mr, o, out_stride);
+        wide_requant(p, ch, acc, mr, out + j, out_stride);
     }
 }
 
