@@ -90,7 +90,7 @@ void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, 
 #endif
 /* The DSP variant (EDGE_SYSTOLIC_VARIANT_WIDE) also has its own GEMM for
  * int8 with symmetric weights (filter_offset 0), fixed-point or double
- * requantization: blocks of 8 (or, for k > 288, 4) activation rows are
+ * requantization: blocks of 6 (or, for k > 384, 4) activation rows are
  * widened to int16 once, on the stack, for all channels, and each weight
  * word is split once for the whole block (systolic_dsp.c). The stack buffer
  * is 4 * EDGE_SYSTOLIC_WIDE_WORDS bytes, not arena: the memory plan stays
@@ -100,7 +100,7 @@ void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, 
 #if defined(EDGE_SYSTOLIC_DSP)
 #define EDGE_SYSTOLIC_VARIANT_WIDE 1
 #ifndef EDGE_SYSTOLIC_WIDE_WORDS
-#define EDGE_SYSTOLIC_WIDE_WORDS 1152 /* 8 rows of k <= 288, or 4 of k <= 576 */
+#define EDGE_SYSTOLIC_WIDE_WORDS 1152 /* 6 rows of k <= 384, or 4 of k <= 576 */
 #endif
 /* systolic_gemm's contract, for m >= 1 rows. */
 int systolic_gemm_wide_variant(const systolic_params *p, const void *const *rows, int32_t m, void *out,
@@ -119,7 +119,7 @@ typedef struct systolic_conv_geom {
 /* p: the GEMM of one group (k = k_h * k_w * group_in_c, n = output channels
  * per group) with weights, bias, multiplier and shift of all groups (group
  * g's at g * n channels). Writes the output in raster order, a tile of at
- * most 8 pixels (all channels) at a time. */
+ * most 6 pixels (all channels) at a time. */
 int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g, const int8_t *in,
                           int8_t *out);
 

@@ -144,86 +144,72 @@ void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, 
 
 /* ---- The wide GEMM (systolic.h: EDGE_SYSTOLIC_VARIANT_WIDE) ----
  *
- * A block of R activation rows (R = 8, or 4 when k > 288) is widened once
+ * A block of R activation rows (R = 6, or 4 when k > 384) is widened once
  * into a stack buffer, interleaved by groups of four k: for group q, row r
  * has the words x[q * 2R + 2r] = (a0, a2) and x[q * 2R + 2r + 1] = (a1, a3)
  * (SXTB16 order), the last group zero-filled past k. Then each output
  * channel is one pass over the block: its weight word for group q is split
- * by SXTB16 once and feeds R rows (2R SMLADs), so 32 MACs take 27
- * instructions with R = 8: the ceiling of a 14-register core, as all
- * eight sums, the split word, one row's LDRD pair and two pointers are
- * live. The R sums of one channel share its requantization constants
- * (requant_dsp.h, about 9 instructions an output).
+ * by SXTB16 once and feeds R rows (2R SMLADs), whose widened words come in
+ * two rows (four words) per LDM. With R = 6, 24 MACs take 18 instructions:
+ * six sums, the split word, four words of two rows and two pointers are
+ * the 14 registers a core has. The R sums of one channel share its
+ * requantization constants (requant_dsp.h, 7 or 8 instructions an output).
  *
  * Weights are read 4 * ceil(k / 4) bytes a channel: the bytes past k meet
  * zero activations; past the end of the weight array they are copied
  * first (the last channel, when 4 does not divide k). */
 
-#define WIDE_MAX_K (EDGE_SYSTOLIC_WIDE_WORDS / 2) /* R = 4 */
-#define WIDE_MAX_K8 (EDGE_SYSTOLIC_WIDE_WORDS / 4) /* R = 8 */
+#define WIDE_MAX_K (EDGE_SYSTOLIC_WIDE_WORDS / 2)  /* R = 4 */
+#define WIDE_MAX_K6 (EDGE_SYSTOLIC_WIDE_WORDS / 3) /* R = 6 */
 
-/* One group of four k for row sum ACC: the weight pair in r2/r3. */
-#define DOT_ROW(ACC)                                                                               \
-    "ldrd   r12, lr, [r0], #8\n\t"                                                                 \
-    "smlad  " ACC ", r12, r2, " ACC "\n\t"                                                         \
-    "smlad  " ACC ", lr, r3, " ACC "\n\t"
+/* One group of four k: the weight word split into r2/r3, then two rows at a
+ * time (r10, r11 and r12, lr) for sums ACC0..: 18 instructions (72 bytes)
+ * for six rows, 13 (52 bytes) for four. */
 #define DOT_W                                                                                      \
     "ldr    r12, [r1], #4\n\t"                                                                     \
     "sxtb16 r2, r12\n\t"                                                                           \
     "sxtb16 r3, r12, ror #8\n\t"
-#define DOT_STEP8                                                                                  \
-    DOT_W DOT_ROW("r4") DOT_ROW("r5") DOT_ROW("r6") DOT_ROW("r7") DOT_ROW("r8") DOT_ROW("r9")     \
-        DOT_ROW("r10") DOT_ROW("r11")
-#define DOT_STEP4 DOT_W DOT_ROW("r4") DOT_ROW("r5") DOT_ROW("r6") DOT_ROW("r7")
+#define DOT_ROWS2(A, B)                                                                            \
+    "ldmia  r0!, {r10, r11, r12, lr}\n\t"                                                          \
+    "smlad  " A ", r10, r2, " A "\n\t"                                                             \
+    "smlad  " A ", r11, r3, " A "\n\t"                                                             \
+    "smlad  " B ", r12, r2, " B "\n\t"                                                             \
+    "smlad  " B ", lr, r3, " B "\n\t"
+#define DOT_STEP6 DOT_W DOT_ROWS2("r4", "r5") DOT_ROWS2("r6", "r7") DOT_ROWS2("r8", "r9")
+#define DOT_STEP4 DOT_W DOT_ROWS2("r4", "r5") DOT_ROWS2("r6", "r7")
 
 /* acc[r] = acc[0] + row r of the block x . w over `steps` (>= 1) groups,
- * r < 8. Written out: 14 registers are more than GCC can be asked for in
- * an asm statement. The loop does two groups a turn (odd counts enter at
- * the second); its end address is on the stack. */
-__attribute__((naked, noinline)) static void dot8(const uint32_t *x __attribute__((unused)),
+ * r < 6 (dot6) or 4 (dot4), for wide_block. Written out: 14 registers are
+ * more than GCC can be asked for in an asm statement. */
+#define DOT_ASM(STEP, END, INIT, ACCS)                                                             \
+    __asm__("push   {r4-r11, lr}\n\t"                                                              \
+            "ldr    r4, [r3]\n\t" INIT END "push   {r2, r3}\n"                                     \
+            "1:\n\t" STEP "ldr    r12, [sp]\n\t"                                                   \
+            "cmp    r0, r12\n\t"                                                                   \
+            "bne    1b\n\t"                                                                        \
+            "pop    {r2, r3}\n\t"                                                                  \
+            "stm    r3, {" ACCS "}\n\t"                                                            \
+            "pop    {r4-r11, pc}\n\t")
+/* r2 = x + steps * 48 (R = 6) or * 32 (R = 4), from any of r0-r3. */
+#define END6(D, S)                                                                                 \
+    "add    " D ", r2, r2, lsl #1\n\t"                                                             \
+    "add    " D ", " S ", " D ", lsl #4\n\t"
+#define END4(D, S) "add    " D ", " S ", r2, lsl #5\n\t"
+#define INIT6 "mov    r5, r4\n\tmov    r6, r4\n\tmov    r7, r4\n\tmov    r8, r4\n\tmov    r9, r4\n\t"
+#define INIT4 "mov    r5, r4\n\tmov    r6, r4\n\tmov    r7, r4\n\t"
+
+__attribute__((naked, noinline)) static void dot6(const uint32_t *x __attribute__((unused)),
                                                   const int8_t *w __attribute__((unused)),
                                                   int32_t steps __attribute__((unused)),
                                                   int32_t *acc __attribute__((unused))) {
-    __asm__("push   {r4-r11, lr}\n\t"
-            "ldr    r4, [r3]\n\t"
-            "mov    r5, r4\n\t"
-            "mov    r6, r4\n\t"
-            "mov    r7, r4\n\t"
-            "mov    r8, r4\n\t"
-            "mov    r9, r4\n\t"
-            "mov    r10, r4\n\t"
-            "mov    r11, r4\n\t"
-            "tst    r2, #1\n\t"
-            "add    r2, r0, r2, lsl #6\n\t"
-            "push   {r2, r3}\n\t"
-            "bne    2f\n"
-            "1:\n\t" DOT_STEP8 "2:\n\t" DOT_STEP8 "ldr    r12, [sp]\n\t"
-            "cmp    r0, r12\n\t"
-            "bne    1b\n\t"
-            "pop    {r2, r3}\n\t"
-            "stm    r3, {r4-r11}\n\t"
-            "pop    {r4-r11, pc}\n\t");
+    DOT_ASM(DOT_STEP6, END6("r2", "r0"), INIT6, "r4-r9");
 }
 
-/* The same for r < 4. */
 __attribute__((naked, noinline)) static void dot4(const uint32_t *x __attribute__((unused)),
                                                   const int8_t *w __attribute__((unused)),
                                                   int32_t steps __attribute__((unused)),
                                                   int32_t *acc __attribute__((unused))) {
-    __asm__("push   {r4-r8, lr}\n\t"
-            "ldr    r4, [r3]\n\t"
-            "mov    r5, r4\n\t"
-            "mov    r6, r4\n\t"
-            "mov    r7, r4\n\t"
-            "tst    r2, #1\n\t"
-            "add    r8, r0, r2, lsl #5\n\t"
-            "push   {r3}\n\t"
-            "bne    2f\n"
-            "1:\n\t" DOT_STEP4 "2:\n\t" DOT_STEP4 "cmp    r0, r8\n\t"
-            "bne    1b\n\t"
-            "pop    {r3}\n\t"
-            "stm    r3, {r4-r7}\n\t"
-            "pop    {r4-r8, pc}\n\t");
+    DOT_ASM(DOT_STEP4, END4("r2", "r0"), INIT4, "r4-r7");
 }
 
 /* ---- Whole tiles in asm: every channel's dot product, requantization and
@@ -259,36 +245,32 @@ typedef struct dsp_tile {
 #define TF_END "36"
 #define TF_ENTRY "40"
 
-/* One output of the sum in A: r0 = mult2, r2 = 2^(right-1) (requant_dsp.h),
- * plus the output offset: RQ_A adds r3 = offset (right in r1), RQ_F has it
- * folded into r2 by the table (offset << right; right in r3). Stored at
- * r12. */
-#define RQ_HEAD(A, RIGHT)                                                                          \
+/* One output of the sum in A: r0 = mult2, r2 = 2^(right-1), r3 = right
+ * (requant_dsp.h), plus the output offset: RQ_A adds r10 = offset, RQ_F
+ * has it folded into r2 by the table (offset << right). Stored at r12;
+ * RQ_NEXT steps r12 to the next row (r11 = stride). */
+#define RQ_HEAD(A)                                                                                 \
     "add    lr, r2, " A "\n\t"                                                                     \
     "add    lr, lr, " A ", asr #31\n\t"                                                            \
     "smmlar " A ", " A ", r0, lr\n\t"                                                              \
-    "asr    " A ", " A ", " RIGHT "\n\t"
+    "asr    " A ", " A ", r3\n\t"
 #define RQ_TAIL(A)                                                                                 \
     "ssat   " A ", #8, " A "\n\t"                                                                  \
     "strb   " A ", [r12]\n\t"
-#define RQ_F(A) RQ_HEAD(A, "r3") RQ_TAIL(A)
-#define RQ_A(A) RQ_HEAD(A, "r1") "add    " A ", r3\n\t" RQ_TAIL(A)
-/* Rows r4 bytes apart (r4 is free once its row is out). */
-#define RQ_ROWS4(RQ)                                                                               \
-    RQ("r4") "ldr    r4, [sp, #" TF_STRIDE "]\n\t"                                                 \
-             "add    r12, r4\n\t" RQ("r5") "add    r12, r4\n\t" RQ("r6") "add    r12, r4\n\t"      \
-        RQ("r7")
-#define RQ_ROWS8(RQ)                                                                               \
-    RQ_ROWS4(RQ) "add    r12, r4\n\t" RQ("r8") "add    r12, r4\n\t" RQ("r9") "add    r12, r4\n\t"  \
-        RQ("r10") "add    r12, r4\n\t" RQ("r11")
+#define RQ_F(A) RQ_HEAD(A) RQ_TAIL(A)
+#define RQ_A(A) RQ_HEAD(A) "add    " A ", r10\n\t" RQ_TAIL(A)
+#define RQ_NX(RQ, A) "add    r12, r11\n\t" RQ(A)
+#define RQ_ROWS4(RQ) RQ("r4") RQ_NX(RQ, "r5") RQ_NX(RQ, "r6") RQ_NX(RQ, "r7")
+#define RQ_ROWS6(RQ) RQ_ROWS4(RQ) RQ_NX(RQ, "r8") RQ_NX(RQ, "r9")
 
-/* ROWS_STEP: one group of four k; END_SHIFT: log2 of its bytes in x;
- * RQF, RQA: the outputs with the offset folded or added; ACCS: the sum
- * registers. The dot loop does eight groups a turn, entered at the right
- * one for steps % 8 (every step is the same STEP_BYTES of 32-bit
- * instructions; the assembler checks). Returns 1 when a channel was handed
- * back (t->w, tab past it, out at it), 0 at tab_end. */
-#define DSP_TILE_ASM(ROWS_STEP, STEP_BYTES, END_SHIFT, RQF, RQA, ACCS, INIT)                                        \
+/* ROWS_STEP: one group of four k, STEP_BYTES long; END: TF_END's value
+ * into r10 from x (r1) and steps (r9); RQF, RQA: the outputs with the
+ * offset folded or added; ACCS: the sum registers. The dot loop does eight
+ * groups a turn, entered at the right one for steps % 8 (every step is the
+ * same STEP_BYTES of 32-bit instructions; the assembler checks). Returns 1
+ * when a channel was handed back (t->w, tab past it, out at it), 0 at
+ * tab_end. */
+#define DSP_TILE_ASM(ROWS_STEP, STEP_BYTES, END, RQF, RQA, ACCS, INIT)                            \
     __asm__("push   {r4-r11, lr}\n\t"                                                              \
             "sub    sp, #48\n\t"                                                                   \
             "str    r0, [sp, #" TF_T "]\n\t"                                                       \
@@ -298,9 +280,7 @@ typedef struct dsp_tile {
             "strd   r5, r6, [sp, #" TF_OUT "]\n\t"                                                 \
             "str    r7, [sp, #" TF_OO "]\n\t"                                                      \
             "sub    r8, r8, r9, lsl #2\n\t"                                                        \
-            "str    r8, [sp, #" TF_KADJ "]\n\t"                                                    \
-            "add    r10, r1, r9, lsl #" END_SHIFT "\n\t"                                           \
-            "str    r10, [sp, #" TF_END "]\n\t"                                                    \
+            "str    r8, [sp, #" TF_KADJ "]\n\t" END "str    r10, [sp, #" TF_END "]\n\t"            \
             "rsb    r9, r9, #0\n\t"                                                                \
             "and    r9, r9, #7\n\t"                                                                \
             "mov    r10, #" STEP_BYTES "\n\t"                                                      \
@@ -331,6 +311,7 @@ typedef struct dsp_tile {
             "cmp    r3, #0\n\t"                                                                    \
             "beq    6f\n\t"                                                                        \
             "ldr    r12, [sp, #" TF_OUT "]\n\t"                                                    \
+            "ldr    r11, [sp, #" TF_STRIDE "]\n\t"                                                 \
             "blt    7f\n\t" RQF "8:\n\t"                                                          \
             "ldr    r12, [sp, #" TF_OUT "]\n\t"                                                    \
             "add    r12, #1\n\t"                                                                   \
@@ -342,10 +323,8 @@ typedef struct dsp_tile {
             "add    sp, #48\n\t"                                                                   \
             "pop    {r4-r11, pc}\n"                                                                \
             "7:\n\t"                                                                               \
-            "str    r1, [sp, #" TF_W "]\n\t"                                                       \
-            "rsb    r1, r3, #0\n\t"                                                                \
-            "ldr    r3, [sp, #" TF_OO "]\n\t" RQA "ldr    r1, [sp, #" TF_W "]\n\t"                 \
-            "b      8b\n"                                                                          \
+            "rsb    r3, r3, #0\n\t"                                                                \
+            "ldr    r10, [sp, #" TF_OO "]\n\t" RQA "b      8b\n"                                   \
             "6:\n\t"                                                                               \
             "ldr    r0, [sp, #" TF_T "]\n\t"                                                       \
             "ldr    r2, [sp, #" TF_TAB "]\n\t"                                                     \
@@ -359,15 +338,14 @@ typedef struct dsp_tile {
             "add    sp, #48\n\t"                                                                   \
             "pop    {r4-r11, pc}\n\t")
 
-__attribute__((naked, noinline)) static int tile8(dsp_tile *t __attribute__((unused))) {
-    DSP_TILE_ASM(DOT_STEP8, "108", "6", RQ_ROWS8(RQ_F), RQ_ROWS8(RQ_A), "r4-r11",
-                 "mov    r5, r4\n\tmov    r6, r4\n\tmov    r7, r4\n\tmov    r8, r4\n\t"
-                 "mov    r9, r4\n\tmov    r10, r4\n\tmov    r11, r4\n\t");
+__attribute__((naked, noinline)) static int tile6(dsp_tile *t __attribute__((unused))) {
+    DSP_TILE_ASM(DOT_STEP6, "72", "add r10, r9, r9, lsl #1\n\tadd r10, r1, r10, lsl #4\n\t",
+                 RQ_ROWS6(RQ_F), RQ_ROWS6(RQ_A), "r4-r9", INIT6);
 }
 
 __attribute__((naked, noinline)) static int tile4(dsp_tile *t __attribute__((unused))) {
-    DSP_TILE_ASM(DOT_STEP4, "60", "5", RQ_ROWS4(RQ_F), RQ_ROWS4(RQ_A), "r4-r7",
-                 "mov    r5, r4\n\tmov    r6, r4\n\tmov    r7, r4\n\t");
+    DSP_TILE_ASM(DOT_STEP4, "52", "add r10, r1, r9, lsl #5\n\t", RQ_ROWS4(RQ_F), RQ_ROWS4(RQ_A),
+                 "r4-r7", INIT4);
 }
 
 /* n bytes (a multiple of 4) at src into one row of a block: word pairs
@@ -485,8 +463,8 @@ static void wide_block(const wide_gemm *g, const uint32_t *x, int32_t R, int32_t
             for (int32_t r = 0; r < mr; r++) acc[r] = dot1(x + 2 * r, 2 * R, w, steps, b);
         } else {
             acc[0] = b;
-            if (R == 8)
-                dot8(x, w, steps, acc);
+            if (R == 6)
+                dot6(x, w, steps, acc);
             else
                 dot4(x, w, steps, acc);
         }
@@ -509,7 +487,7 @@ int systolic_gemm_wide_variant(const systolic_params *p, const void *const *rows
     uint32_t x[EDGE_SYSTOLIC_WIDE_WORDS];
     int8_t spare[WIDE_MAX_K + 4];
     const wide_gemm g = wide_setup(p, p->n, spare);
-    const int32_t R = p->k <= WIDE_MAX_K8 ? 8 : 4;
+    const int32_t R = p->k <= WIDE_MAX_K6 ? 6 : 4;
     for (int32_t r0 = 0; r0 < m; r0 += R) {
         const int32_t mr = m - r0 < R ? m - r0 : R, Rt = mr <= 4 ? 4 : R;
         for (int32_t r = 0; r < Rt; r++) {
@@ -532,7 +510,7 @@ int systolic_gemm_wide_variant(const systolic_params *p, const void *const *rows
 
 #define TAB_MAX 128 /* channels of the tile table: 2 KiB of stack */
 
-/* The tile8/tile4 table of channels [c0, c0 + n), n <= TAB_MAX; 0 when
+/* The tile6/tile4 table of channels [c0, c0 + n), n <= TAB_MAX; 0 when
  * they cannot run (then wide_block does). */
 static int tile_table(const systolic_params *p, int32_t c0, int32_t n, int32_t *tab) {
     if (p->requant != SYSTOLIC_REQUANT_FIXED || p->act_min != -128 || p->act_max != 127) return 0;
@@ -557,7 +535,7 @@ static int tile_table(const systolic_params *p, int32_t c0, int32_t n, int32_t *
     return 1;
 }
 
-/* Channels [c0, c0 + nch) of a block of R full rows through tile8/tile4,
+/* Channels [c0, c0 + nch) of a block of R full rows through tile6/tile4,
  * tab their table (its entry 0 is channel c0's). */
 static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, int32_t R, int32_t c0,
                      int32_t nch, uint8_t *out, int32_t out_stride) {
@@ -576,7 +554,7 @@ static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, 
     t.oo = p->output_offset;
     t.k = p->k;
     t.steps = g->steps;
-    while (nf > 0 && (R == 8 ? tile8(&t) : tile4(&t))) {
+    while (nf > 0 && (R == 6 ? tile6(&t) : tile4(&t))) {
         systolic_requant_channel(p, c0 + (int32_t)(t.tab - tab) / 4 - 1, t.acc, R, t.out, out_stride);
         t.out++;
         if (t.tab == t.tab_end) break;
@@ -646,7 +624,7 @@ static void conv_row(const systolic_conv_geom *g, const int8_t *img, int32_t oy,
 }
 
 /* Channels [c0, c0 + nch) of a block x of R rows, mr of them valid, to
- * out (channel c0 of row 0): tile8/tile4 where the table applies, with a
+ * out (channel c0 of row 0): tile6/tile4 where the table applies, with a
  * table of TAB_MAX channels kept in tab (*tab_c0, *tab_n: which). */
 static void conv_block(const wide_gemm *g, int asm_ok, int32_t *tab, int32_t *tab_c0, int32_t *tab_n,
                        const uint32_t *x, int32_t R, int32_t mr, int32_t c0, int32_t nch, uint8_t *out,
@@ -656,7 +634,7 @@ static void conv_block(const wide_gemm *g, int asm_ok, int32_t *tab, int32_t *ta
         return;
     }
     /* Tail blocks go through a copy: the asm stores all R rows. */
-    uint8_t tmp[8 * 64];
+    uint8_t tmp[6 * 64];
     const int32_t step = mr == R ? TAB_MAX : 64;
     for (int32_t c = c0; c < c0 + nch; c += step) {
         const int32_t cn = c0 + nch - c < step ? c0 + nch - c : step;
@@ -730,7 +708,7 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
     const int asm_ok = p->requant == SYSTOLIC_REQUANT_FIXED && p->act_min == -128 && p->act_max == 127;
     int32_t tab_c0 = 0, tab_n = 0;
     if (asm_ok && n_all <= TAB_MAX) tile_table(p, 0, n_all, tab), tab_n = n_all;
-    const int32_t R = k <= WIDE_MAX_K8 ? 8 : 4;
+    const int32_t R = k <= WIDE_MAX_K6 ? 6 : 4;
     conv_walk cw;
     cw.g = g;
     cw.k = k;
