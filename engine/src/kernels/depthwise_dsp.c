@@ -8,15 +8,17 @@
  * below (DWD_RING_WORDS). Others return 0 (the portable kernel runs).
  *
  * Input rows are widened once each into a ring of k_h-ish rows on the
- * stack: int16 x + input_offset, padded with zeros left and right, laid
- * out [group of 4 channels][column] with each pixel's group as two words
- * (c0, c2), (c1, c3) (SXTB16 order). Since x + io is 0 on padding, the
- * reference's skipped taps contribute 0 here, and every pixel (border or
- * not) is the same straight sequence: per tap one LDRD of the input, one
- * LDRD of the split weights (a table made once per block), and four
+ * stack: int16 x, laid out [group of 4 channels][column] with each pixel's
+ * group as two words (c0, c2), (c1, c3) (SXTB16 order), padded left and
+ * right (and rows outside the image) with x = -input_offset. The sums
+ * start from bias + io * sum(w) over all taps, so a padded tap adds
+ * (-io) * w, cancelling its share: the total is the reference's sum of
+ * (x + io) * w over the taps inside (modulo 2^32). Every pixel, border or
+ * not, is then the same straight sequence: per tap one LDRD of the input,
+ * one LDRD of the split weights (a table made once per block), and four
  * SMLABB / SMLATT on the four channels' int32 sums (wrapping as the
- * portable kernel's uint32 sums do). A row of outputs is summed for one
- * group at a time into a small buffer, then requantized per channel
+ * portable kernel's uint32 sums do). A row of outputs is summed for all
+ * groups into a small buffer, then requantized per pixel across channels
  * (requant_dsp.h where the multiplier and the bound allow, else
  * edge_rq_apply).
  *
@@ -49,7 +51,7 @@
  * acc[pixel * astride + 4 * group + j] (astride in bytes). */
 typedef struct dwd_job {
     const uint32_t *s[3];   /*  0: widened rows ky = 0, 1, 2 at group 0, the first pixel's tap 0 */
-    int32_t gstep[3];       /* 12: bytes from a group's row to the next (0: the zero row) */
+    int32_t gstep[3];       /* 12: bytes from a group's row to the next (0: the padding row) */
     const uint32_t *w;      /* 24: split weights of group 0, [group][DWD_TAPS][2] */
     const int32_t *bias;    /* 28: the starts, four per group */
     int32_t *acc;           /* 32 */
@@ -208,16 +210,15 @@ __attribute__((naked, noinline)) static void dwd_requant_fold(const dwd_rq *q __
 }
 
 /* n pixels of ng groups (four channels each), pixels `step` bytes apart,
- * into a ring row (group g at d + g * gstep words): x + io in int16 pairs,
+ * into a ring row (group g at d + g * gstep words): int16 pairs,
  * SXTB16 order. */
-static void dwd_widen(const int8_t *src, int32_t n, int32_t step, int32_t ng, int32_t gstep, uint32_t *d,
-                      int16x2_t io2) {
+static void dwd_widen(const int8_t *src, int32_t n, int32_t step, int32_t ng, int32_t gstep, uint32_t *d) {
     for (int32_t g = 0; g < ng; g++, src += 4, d += gstep) {
         const int8_t *s = src;
         uint32_t *o = d;
         for (uint32_t *const end = d + 2 * n; o < end; o += 2, s += step) {
             const uint32_t v = load4(s);
-            const uint32_t e = (uint32_t)__sadd16(even_s16(v), io2), od = (uint32_t)__sadd16(odd_s16(v), io2);
+            const uint32_t e = (uint32_t)even_s16(v), od = (uint32_t)odd_s16(v);
             store_pair(o, e, od);
         }
     }
@@ -254,7 +255,7 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
     if (p->is_unsigned || p->filter_offset != 0 || p->depth_mult != 1 || (out_c & 3) ||
         taps > DWD_TAPS || k_h > 3)
         return 0;
-    /* Widened row: pad_w zeros, the image row, zeros to the last tap read. */
+    /* Widened row: pad_w padding, the image row, padding to the last tap read. */
     const int32_t pad_l = p->pad_w;
     const int32_t last = (out_w - 1) * sw + (k_w - 1) * dil_w + 1;
     const int32_t wp = (last > pad_l + in_w ? last : pad_l + in_w);
@@ -266,12 +267,13 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
     uint32_t wt[DWD_BLOCK / 4 * DWD_TAPS * 2]; /* [group][tap]: (w0, w2), (w1, w3) */
     int32_t bias[DWD_BLOCK], rqt[DWD_BLOCK * 3]; /* starts; {mult2, round, right} */
     int32_t acc[DWD_ACC];
-    uint32_t *const zero = ring + nslot * slot_words; /* one group's row of zeros */
+    uint32_t *const zero = ring + nslot * slot_words; /* one group's row of padding */
     const int32_t io = p->input_offset, oo = p->output_offset, lo = p->act_min, hi = p->act_max;
-    const int16x2_t io2 = (int16x2_t)(((uint32_t)io & 0xffffu) | ((uint32_t)io << 16));
-    const uint32_t span = (uint32_t)taps << 15; /* |(x + io) * w| < 2^15 */
+    /* The value of a padded tap: x = -io, so that x + io = 0. */
+    const uint32_t pz = ((uint32_t)-io & 0xffffu) | ((uint32_t)-io << 16);
+    const uint32_t span = (uint32_t)taps << 14; /* |x * w| <= 2^14, x = -io on padding too */
     const int fast3 = k_h == 3 && k_w == 3 && dil_w == 1 && (sw == 1 || sw == 2);
-    for (int32_t i = 0; i < wp * 2; i++) zero[i] = 0;
+    for (int32_t i = 0; i < wp * 2; i++) zero[i] = pz;
 
     for (int32_t b = 0; b < p->batches; b++) {
         const int8_t *img = in + b * in_h * in_w * out_c;
@@ -282,16 +284,28 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
             int32_t held[3] = {-1, -1, -1}; /* the image row each slot holds */
             int exact = lo != -128 || hi != 127, fold = 1;
             const uint32_t oo_mag = (uint32_t)(oo < 0 ? -oo : oo);
-            for (int32_t g = 0; g < ng; g++)
+            for (int32_t g = 0; g < ng; g++) {
+                /* The split weights, and each channel's sum of them (int16:
+                 * 9 * 128 fits) for the starts. */
+                int16x2_t s02 = 0, s13 = 0;
                 for (int32_t t = 0; t < taps; t++) {
                     const uint32_t v = load4(filt + t * out_c + c0 + 4 * g);
-                    wt[(g * DWD_TAPS + t) * 2] = (uint32_t)even_s16(v);
-                    wt[(g * DWD_TAPS + t) * 2 + 1] = (uint32_t)odd_s16(v);
+                    const int16x2_t e = even_s16(v), o = odd_s16(v);
+                    wt[(g * DWD_TAPS + t) * 2] = (uint32_t)e;
+                    wt[(g * DWD_TAPS + t) * 2 + 1] = (uint32_t)o;
+                    s02 = __sadd16(s02, e);
+                    s13 = __sadd16(s13, o);
                 }
+                bias[4 * g] = (int16_t)((uint32_t)s02 & 0xffffu);
+                bias[4 * g + 1] = (int16_t)((uint32_t)s13 & 0xffffu);
+                bias[4 * g + 2] = (int16_t)((uint32_t)s02 >> 16);
+                bias[4 * g + 3] = (int16_t)((uint32_t)s13 >> 16);
+            }
             for (int32_t j = 0; j < nc; j++) {
                 const int32_t c = c0 + j, i = p->per_channel ? c : 0;
                 edge_rq_dsp r;
-                bias[j] = p->bias ? p->bias[c] : 0;
+                const uint32_t wsum = (uint32_t)bias[j];
+                bias[j] = (int32_t)((p->bias ? (uint32_t)p->bias[c] : 0u) + wsum * (uint32_t)io);
                 if (edge_rq_dsp_make(p->multiplier[i], p->shift[i], &r) && edge_rq_dsp_fits(bias[j], span, &r)) {
                     rqt[3 * j] = r.mult2, rqt[3 * j + 1] = r.round, rqt[3 * j + 2] = r.right;
                     /* The offset can go into the rounding term (see systolic_dsp.c). */
@@ -304,12 +318,12 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
             if (fold && !exact)
                 for (int32_t j = 0; j < nc; j++)
                     rqt[3 * j + 1] = (int32_t)((uint32_t)rqt[3 * j + 1] + ((uint32_t)oo << rqt[3 * j + 2]));
-            /* The padding columns of the slots: zeros, once. */
+            /* The padding columns of the slots, once. */
             for (int32_t sl = 0; sl < nslot; sl++)
                 for (int32_t g = 0; g < ng; g++) {
                     uint32_t *d = ring + sl * slot_words + g * wp * 2;
                     for (int32_t x = 0; x < wp; x++)
-                        if (x < pad_l || x >= pad_l + in_w) d[2 * x] = d[2 * x + 1] = 0;
+                        if (x < pad_l || x >= pad_l + in_w) d[2 * x] = d[2 * x + 1] = pz;
                 }
             for (int32_t oy = 0; oy < p->out_h; oy++) {
                 const int32_t iy0 = oy * p->stride_h - p->pad_h;
@@ -324,9 +338,9 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
                     const int32_t sl = iy % nslot;
                     uint32_t *slot = ring + sl * slot_words;
                     if (held[sl] != iy) {
-                        /* Widen image row iy: x + io in int16, SXTB16 order. */
+                        /* Widen image row iy: int16, SXTB16 order. */
                         const int8_t *src = img + iy * in_w * out_c + c0;
-                        dwd_widen(src, in_w, out_c, ng, wp * 2, slot + pad_l * 2, io2);
+                        dwd_widen(src, in_w, out_c, ng, wp * 2, slot + pad_l * 2);
                         held[sl] = iy;
                     }
                     jb.s[ky] = slot;
