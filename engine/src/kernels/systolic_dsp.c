@@ -380,6 +380,7 @@ typedef struct wide_gemm {
     const systolic_params *p; /* weights, bias, multiplier, shift of all channels */
     const int8_t *w_end;      /* one past the weights */
     int8_t *spare;            /* 4 * steps bytes for the last channel's row */
+    const int8_t *wlast;      /* the last channel's row zero-padded to 4 * steps, or NULL */
     int32_t steps;            /* ceil(k / 4) */
 } wide_gemm;
 
@@ -478,6 +479,7 @@ static wide_gemm wide_setup(const systolic_params *p, int32_t n_all, int8_t *spa
     g.steps = (p->k + 3) / 4;
     g.w_end = (const int8_t *)p->weights + n_all * p->k;
     g.spare = spare;
+    g.wlast = 0;
     return g;
 }
 
@@ -543,7 +545,7 @@ static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, 
     const int8_t *w = (const int8_t *)p->weights + c0 * p->k;
     /* The last channel of the weights, when its 4 * steps bytes would
      * overrun them: wide_block copies it first. */
-    const int32_t nf = w + (nch - 1) * p->k + 4 * g->steps > g->w_end ? nch - 1 : nch;
+    int32_t nf = w + (nch - 1) * p->k + 4 * g->steps > g->w_end ? nch - 1 : nch;
     dsp_tile t;
     t.x = x;
     t.w = w;
@@ -554,12 +556,22 @@ static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, 
     t.oo = p->output_offset;
     t.k = p->k;
     t.steps = g->steps;
-    while (nf > 0 && (R == 6 ? tile6(&t) : tile4(&t))) {
-        systolic_requant_channel(p, c0 + (int32_t)(t.tab - tab) / 4 - 1, t.acc, R, t.out, out_stride);
-        t.out++;
-        if (t.tab == t.tab_end) break;
+    for (int pass = 0; pass < 2; pass++) {
+        while (t.tab != t.tab_end && (R == 6 ? tile6(&t) : tile4(&t))) {
+            systolic_requant_channel(p, c0 + (int32_t)(t.tab - tab) / 4 - 1, t.acc, R, t.out, out_stride);
+            t.out++;
+        }
+        if (nf == nch) return;
+        if (!g->wlast) break;
+        /* The last channel from its padded copy (the asm leaves t as it
+         * was unless it hands a channel back). */
+        t.w = g->wlast;
+        t.tab = tab + 4 * nf;
+        t.tab_end = t.tab + 4;
+        t.out = out + nf;
+        nf = nch;
     }
-    if (nf < nch) wide_block(g, x, R, R, c0 + nf, 1, out + nf, out_stride);
+    wide_block(g, x, R, R, c0 + nf, 1, out + nf, out_stride);
 }
 
 /* Short runs (a tap's channels, a filter row): words, the last one
@@ -704,7 +716,15 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
     int8_t row[WIDE_MAX_K + 4]; /* gathered rows, and wide_block's spare */
     int32_t tab[4 * TAB_MAX];
     const int32_t k = p->k, n_all = p->n * g->groups, pixels = g->out_h * g->out_w;
-    const wide_gemm wg = wide_setup(p, n_all, row);
+    wide_gemm wg = wide_setup(p, n_all, row);
+    /* For k % 4 != 0 (first layers), the last channel's row padded once,
+     * so that the tiles need not stop before it (small k only). */
+    int8_t wlast[64];
+    if (4 * wg.steps > k && 4 * wg.steps <= (int32_t)sizeof wlast) {
+        const int8_t *src = wg.w_end - k;
+        for (int32_t i = 0; i < 4 * wg.steps; i++) wlast[i] = i < k ? src[i] : 0;
+        wg.wlast = wlast;
+    }
     const int asm_ok = p->requant == SYSTOLIC_REQUANT_FIXED && p->act_min == -128 && p->act_max == 127;
     int32_t tab_c0 = 0, tab_n = 0;
     if (asm_ok && n_all <= TAB_MAX) tile_table(p, 0, n_all, tab), tab_n = n_all;
