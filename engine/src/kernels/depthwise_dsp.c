@@ -45,7 +45,7 @@
 #define DWD_BLOCK 64        /* output channels at once */
 #define DWD_TAPS 9          /* filter taps at most */
 #define DWD_RING_WORDS 1536 /* widened rows: 6 KiB */
-#define DWD_ACC 512         /* sums of a row chunk: 2 KiB */
+#define DWD_ACC 512         /* sums of a row chunk (or the fused pass's constants): 2 KiB */
 
 /* The pass-1 routines' arguments (offsets fixed for the asm). Sums go to
  * acc[pixel * astride + 4 * group + j] (astride in bytes). */
@@ -59,6 +59,21 @@ typedef struct dwd_job {
     int32_t n;              /* 40: pixels (>= 1) */
     int32_t ng;             /* 44: groups (>= 1) */
 } dwd_job;
+
+/* The fused routines' arguments: sums and requantization per pixel, each
+ * group's constants in a 16-word block {start[4], {mult2, round, right}[4]}
+ * (the output offset folded into round; the whole int8 output range). */
+typedef struct dwd_fjob {
+    const uint32_t *s[3];   /*  0: as dwd_job */
+    int32_t gstep[3];       /* 12 */
+    const uint32_t *w;      /* 24 */
+    const int32_t *gq;      /* 28: group 0's block */
+    int8_t *dst;            /* 32: group 0's first output */
+    int32_t dskip;          /* 36: out_c - 4 */
+    int32_t n;              /* 40: pixels (>= 1) */
+    int32_t ng;             /* 44: groups (>= 1) */
+    int32_t out_c;          /* 48 */
+} dwd_fjob;
 
 /* The requantization pass's arguments: n pixels of nc sums (acc, in
  * order) to dst, nc bytes a pixel, pixels out_c apart. */
@@ -167,6 +182,79 @@ __attribute__((naked, noinline)) static void dwd_pass3_s1(const dwd_job *j __att
 }
 __attribute__((naked, noinline)) static void dwd_pass3_s2(const dwd_job *j __attribute__((unused))) {
     DWD_PASS3("16");
+}
+
+/* One output of the sum in A, constants {mult2, round, right} from r11
+ * on, byte to [r12], pointers advancing. */
+#define DWD_FRQ(A)                                                                                 \
+    "ldm    r11!, {r8-r10}\n\t"                                                                    \
+    "add    r9, r9, " A "\n\t"                                                                     \
+    "add    r9, r9, " A ", asr #31\n\t"                                                            \
+    "smmlar " A ", " A ", r8, r9\n\t"                                                              \
+    "asr    " A ", " A ", r10\n\t"                                                                 \
+    "ssat   " A ", #8, " A "\n\t"                                                                  \
+    "strb   " A ", [r12], #1\n\t"
+#define DWD_FPIXEL(STEP)                                                                           \
+    "ldm    lr, {r4-r7}\n\t" DWD_ROW3("r0", "0", "8", "16", STEP) DWD_ROW3("r1", "24", "32", "40", STEP) \
+        DWD_ROW3("r2", "48", "56", "64", STEP) "add    r11, lr, #16\n\t" DWD_FRQ("r4") DWD_FRQ("r5")  \
+            DWD_FRQ("r6") DWD_FRQ("r7") "ldr    r8, [sp, #36]\n\t"                                 \
+                                        "add    r12, r8\n\t"
+/* 3x3, dilation 1, outputs straight from the sums: frame S0-S2, GS0-GS2,
+ * W, GQ, DST, DSKIP (as dwd_fjob), then NOC (n * out_c), GLEFT, END,
+ * ENTRY. */
+#define DWD_FUSED3(STEP)                                                                           \
+    __asm__("push   {r4-r11, lr}\n\t"                                                              \
+            "sub    sp, #56\n\t"                                                                   \
+            "ldr    r4, [r0, #48]\n\t"                                                             \
+            "ldr    r5, [r0, #40]\n\t"                                                             \
+            "mul    r4, r4, r5\n\t"                                                                \
+            "str    r4, [sp, #40]\n\t"                                                             \
+            "ldr    r4, [r0, #44]\n\t"                                                             \
+            "str    r4, [sp, #44]\n\t"                                                             \
+            "adr.w  r4, 1f\n\t"                                                                    \
+            "tst    r5, #1\n\t"                                                                    \
+            "it     ne\n\t"                                                                        \
+            "adrne.w r4, 2f\n\t"                                                                   \
+            "orr    r4, r4, #1\n\t"                                                                \
+            "str    r4, [sp, #52]\n\t"                                                             \
+            "ldm    r0, {r1-r10}\n\t"                                                              \
+            "stm    sp, {r1-r10}\n"                                                                \
+            "3:\n\t"                                                                               \
+            "ldm    sp, {r0-r2}\n\t"                                                               \
+            "ldr    r3, [sp, #24]\n\t"                                                             \
+            "ldr    lr, [sp, #28]\n\t"                                                             \
+            "ldr    r12, [sp, #32]\n\t"                                                            \
+            "ldr    r4, [sp, #40]\n\t"                                                             \
+            "add    r4, r12\n\t"                                                                   \
+            "str    r4, [sp, #48]\n\t"                                                             \
+            "ldr    pc, [sp, #52]\n\t"                                                             \
+            ".p2align 2\n"                                                                         \
+            "1:\n\t" DWD_FPIXEL(STEP) "2:\n\t" DWD_FPIXEL(STEP) "ldr    r8, [sp, #48]\n\t"         \
+            "cmp    r12, r8\n\t"                                                                   \
+            "bne    1b\n\t"                                                                        \
+            "ldm    sp, {r0-r6}\n\t"                                                               \
+            "add    r0, r3\n\t"                                                                    \
+            "add    r1, r4\n\t"                                                                    \
+            "add    r2, r5\n\t"                                                                    \
+            "add    r6, #72\n\t"                                                                   \
+            "stm    sp, {r0-r2}\n\t"                                                               \
+            "str    r6, [sp, #24]\n\t"                                                             \
+            "ldrd   r4, r5, [sp, #28]\n\t"                                                         \
+            "add    r4, #64\n\t"                                                                   \
+            "add    r5, #4\n\t"                                                                    \
+            "strd   r4, r5, [sp, #28]\n\t"                                                         \
+            "ldr    r4, [sp, #44]\n\t"                                                             \
+            "subs   r4, #1\n\t"                                                                    \
+            "str    r4, [sp, #44]\n\t"                                                             \
+            "bne    3b\n\t"                                                                        \
+            "add    sp, #56\n\t"                                                                   \
+            "pop    {r4-r11, pc}\n\t")
+
+__attribute__((naked, noinline)) static void dwd_fused3_s1(const dwd_fjob *j __attribute__((unused))) {
+    DWD_FUSED3("8");
+}
+__attribute__((naked, noinline)) static void dwd_fused3_s2(const dwd_fjob *j __attribute__((unused))) {
+    DWD_FUSED3("16");
 }
 
 /* One output: sum at [r0], constants {mult2, round, right} at [r1]
@@ -318,6 +406,17 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
             if (fold && !exact)
                 for (int32_t j = 0; j < nc; j++)
                     rqt[3 * j + 1] = (int32_t)((uint32_t)rqt[3 * j + 1] + ((uint32_t)oo << rqt[3 * j + 2]));
+            /* 3x3 with folded offsets: one pass, the constants by group
+             * (in acc, which that pass does not use). */
+            const int fused = fast3 && fold && !exact;
+            int32_t *const gq = acc;
+            for (int32_t g = 0; fused && g < ng; g++)
+                for (int32_t j = 0; j < 4; j++) {
+                    gq[16 * g + j] = bias[4 * g + j];
+                    gq[16 * g + 4 + 3 * j] = rqt[3 * (4 * g + j)];
+                    gq[16 * g + 5 + 3 * j] = rqt[3 * (4 * g + j) + 1];
+                    gq[16 * g + 6 + 3 * j] = rqt[3 * (4 * g + j) + 2];
+                }
             /* The padding columns of the slots, once. */
             for (int32_t sl = 0; sl < nslot; sl++)
                 for (int32_t g = 0; g < ng; g++) {
@@ -346,13 +445,26 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
                     jb.s[ky] = slot;
                     jb.gstep[ky] = wp * 8;
                 }
+                int8_t *drow = out_img + oy * out_w * out_c + c0;
+                if (fused) {
+                    dwd_fjob fj;
+                    for (int32_t ky = 0; ky < 3; ky++) fj.s[ky] = jb.s[ky], fj.gstep[ky] = jb.gstep[ky];
+                    fj.w = wt;
+                    fj.gq = gq;
+                    fj.dst = drow;
+                    fj.dskip = out_c - 4;
+                    fj.n = out_w;
+                    fj.ng = ng;
+                    fj.out_c = out_c;
+                    (sw == 1 ? dwd_fused3_s1 : dwd_fused3_s2)(&fj);
+                    continue;
+                }
                 const uint32_t *row0[3] = {jb.s[0], jb.s[1], jb.s[2]};
                 jb.w = wt;
                 jb.bias = bias;
                 jb.acc = acc;
                 jb.astride = nc * 4;
                 jb.ng = ng;
-                int8_t *drow = out_img + oy * out_w * out_c + c0;
                 for (int32_t ox0 = 0; ox0 < out_w; ox0 += chunk) {
                     const int32_t n = out_w - ox0 < chunk ? out_w - ox0 : chunk;
                     for (int32_t ky = 0; ky < k_h; ky++) jb.s[ky] = row0[ky] + ox0 * sw * 2;
