@@ -198,8 +198,8 @@ static int check_gemm(int32_t *cases) {
 /* A multiplier and shift as a model's prepare makes them, or (odd) any pair
  * the kernels must still get right: zero, negative, INT32_MIN, unnormalized,
  * and every shift from -31 to 31. */
-static void rnd_quant(int32_t *mult, int8_t *shift) {
-    const uint32_t kind = rnd() % 16;
+static void rnd_quant(int32_t *mult, int8_t *shift, int usual) {
+    const uint32_t kind = usual ? 0 : rnd() % 16;
     int s;
     if (kind < 9) {
         edge_quantize_multiplier((double)(rnd() % 4000 + 1) * 2e-6, mult, &s);
@@ -216,8 +216,8 @@ static void rnd_quant(int32_t *mult, int8_t *shift) {
     *shift = (int8_t)s;
 }
 
-static int32_t rnd_bias(void) {
-    const uint32_t kind = rnd() % 8;
+static int32_t rnd_bias(int usual) {
+    const uint32_t kind = usual ? 2 : rnd() % 8;
     if (kind == 0) return (int32_t)rnd(); /* anything: the exact path's */
     if (kind == 1) return (int32_t)(rnd() % 2 ? 0x40000000u : 0xc0000000u) + rnd_range(-3000, 3000);
     return rnd_range(-40000, 40000);
@@ -237,7 +237,7 @@ static int check_requant_dsp(int32_t *cases) {
         if (t % 3)
             mult = (int32_t)(rnd() | 0x40000000u) & 0x7fffffff, shift = (int8_t)-rnd_range(1, 31);
         else
-            rnd_quant(&mult, &shift);
+            rnd_quant(&mult, &shift, 0);
         edge_rq_dsp q;
         if (!edge_rq_dsp_make(mult, shift, &q)) continue;
         const int32_t room = 0x7fffffff - q.round;
@@ -329,9 +329,12 @@ static int check_conv(int32_t *cases) {
             cv_in[i] = extreme ? (int8_t)(rnd() % 2 ? -128 : 127) : (int8_t)rnd();
         for (int32_t i = 0; i < n_all * k; i++)
             cv_w[i] = extreme ? (int8_t)(rnd() % 2 ? -128 : 127) : (int8_t)rnd();
+        /* Half the cases as models have them (every channel on the fast
+         * paths), half with odd channels among them. */
+        const int usual = t % 2;
         for (int32_t c = 0; c < n_all; c++) {
-            cv_bias[c] = rnd_bias();
-            rnd_quant(&cv_mult[c], &cv_shift[c]);
+            cv_bias[c] = rnd_bias(usual);
+            rnd_quant(&cv_mult[c], &cv_shift[c], usual);
         }
         p.weights = cv_w;
         p.multiplier = cv_mult;
@@ -436,9 +439,10 @@ static int check_depthwise(int32_t *cases, int32_t *dsp_cases) {
             dw_in[i] = extreme ? (int8_t)(rnd() % 2 ? -128 : 127) : (int8_t)rnd();
         for (int32_t i = 0; i < n_f; i++)
             dw_f[i] = extreme ? (int8_t)(rnd() % 2 ? -128 : 127) : (int8_t)rnd();
+        const int usual_q = t % 2;
         for (int32_t c = 0; c < p.out_c; c++) {
-            dw_bias[c] = rnd_bias();
-            rnd_quant(&dw_mult[c], &dw_shift[c]);
+            dw_bias[c] = rnd_bias(usual_q);
+            rnd_quant(&dw_mult[c], &dw_shift[c], usual_q);
         }
         p.bias = rnd() % 5 ? dw_bias : NULL;
         p.multiplier = dw_mult;
