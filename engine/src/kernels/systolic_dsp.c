@@ -676,6 +676,9 @@ typedef struct conv_walk {
 
 /* The widened rows of mr output pixels from (y, xx) on, group grp, into a
  * block of Rt rows (the others zero). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static void gather_rows(const conv_walk *cw, const int8_t *img, int32_t y, int32_t xx, int32_t grp,
                         int32_t mr, int32_t Rt, uint32_t *x, int8_t *row) {
     const systolic_conv_geom *g = cw->g;
@@ -727,7 +730,8 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
     }
     const int asm_ok = p->requant == SYSTOLIC_REQUANT_FIXED && p->act_min == -128 && p->act_max == 127;
     int32_t tab_c0 = 0, tab_n = 0;
-    if (asm_ok && n_all <= TAB_MAX) tile_table(p, 0, n_all, tab), tab_n = n_all;
+    const int whole = asm_ok && n_all <= TAB_MAX; /* one table for the op */
+    if (whole) tile_table(p, 0, n_all, tab), tab_n = n_all;
     const int32_t R = k <= WIDE_MAX_K6 ? 6 : 4;
     conv_walk cw;
     cw.g = g;
@@ -753,8 +757,11 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
             const int32_t mr = pixels - px0 < R ? pixels - px0 : R, Rt = mr <= 4 ? 4 : R;
             for (int32_t grp = 0; grp < g->groups; grp++) {
                 gather_rows(&cw, img, oy, ox, grp, mr, Rt, x, row);
-                conv_block(&wg, asm_ok, tab, &tab_c0, &tab_n, x, Rt, mr, grp * p->n, p->n,
-                           (uint8_t *)oimg + px0 * n_all + grp * p->n, n_all);
+                uint8_t *o = (uint8_t *)oimg + px0 * n_all + grp * p->n;
+                if (whole && mr == Rt)
+                    tile_run(&wg, tab + 4 * grp * p->n, x, Rt, grp * p->n, p->n, o, n_all);
+                else
+                    conv_block(&wg, asm_ok, tab, &tab_c0, &tab_n, x, Rt, mr, grp * p->n, p->n, o, n_all);
             }
             ox += mr;
             while (ox >= g->out_w) ox -= g->out_w, oy++;
