@@ -45,7 +45,7 @@
 #define DWD_BLOCK 64        /* output channels at once */
 #define DWD_TAPS 9          /* filter taps at most */
 #define DWD_RING_WORDS 1536 /* widened rows: 6 KiB */
-#define DWD_ACC 512         /* sums of a row chunk (or the fused pass's constants): 2 KiB */
+#define DWD_ACC 256         /* sums of a row chunk (or the fused pass's constants): 1 KiB */
 
 /* The pass-1 routines' arguments (offsets fixed for the asm). Sums go to
  * acc[pixel * astride + 4 * group + j] (astride in bytes). */
