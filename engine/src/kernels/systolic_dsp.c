@@ -691,16 +691,14 @@ static void gather_rows(const conv_walk *cw, const int8_t *img, int32_t y, int32
         const int8_t *src = base + (iy * in_w + ix) * in_c;
         if (in && cw->direct) {
             widen_run(src, cw->k, x, st);
-        } else if (in && cw->runs) {
+        } else if (in && cw->runs && cw->wide) {
             uint32_t *xr = x;
+            for (int32_t ky = 0; ky < g->k_h; ky++, src += cw->rstep) xr = widen_run(src, cw->run, xr, st);
+        } else if (in && cw->runs) {
+            const int32_t run = cw->run, rstep = cw->rstep;
             int8_t *d = row;
-            for (int32_t ky = 0; ky < g->k_h; ky++, src += cw->rstep) {
-                if (cw->wide)
-                    xr = widen_run(src, cw->run, xr, st);
-                else
-                    copy_bytes(d, src, cw->run), d += cw->run;
-            }
-            if (!cw->wide) widen_run(row, 4 * cw->steps, xr, st);
+            for (int8_t *const e = row + g->k_h * run; d < e; d += run, src += rstep) copy_bytes(d, src, run);
+            widen_run(row, 4 * cw->steps, x, st);
         } else {
             conv_row(g, img, y, xx, grp, cw->k, row, x, st);
         }
