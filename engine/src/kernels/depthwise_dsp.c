@@ -126,64 +126,6 @@ static inline void store_pair(uint32_t *d, uint32_t a, uint32_t b) {
 /* 3x3, dilation 1: the four sums of n pixels, for ng groups. Frame:
  * S0-S2 (the group's row pointers), GS0-GS2, W, BIAS, ACC, ASTRIDE,
  * ENDOFF (n * astride), GLEFT, END. */
-#define DWD_PIXEL(STEP)                                                                            \
-    "ldm    lr, {r4-r7}\n\t" DWD_ROW3("r0", "0", "8", "16", STEP) DWD_ROW3("r1", "24", "32", "40", STEP) \
-        DWD_ROW3("r2", "48", "56", "64", STEP) "stm    r12, {r4-r7}\n\t"                           \
-                                                "ldr    r8, [sp, #36]\n\t"                         \
-                                                "add    r12, r8\n\t"
-#define DWD_PASS3(STEP)                                                                            \
-    __asm__("push   {r4-r11, lr}\n\t"                                                              \
-            "sub    sp, #56\n\t"                                                                   \
-            "ldm    r0, {r1-r12}\n\t"                                                              \
-            "stm    sp, {r1-r9}\n\t"                                                               \
-            "mul    r4, r11, r10\n\t"                                                              \
-            "str    r10, [sp, #36]\n\t"                                                            \
-            "str    r4, [sp, #40]\n\t"                                                             \
-            "str    r12, [sp, #44]\n\t"                                                            \
-            "adr.w  r4, 1f\n\t"                                                                    \
-            "tst    r11, #1\n\t"                                                                   \
-            "it     ne\n\t"                                                                        \
-            "adrne.w r4, 2f\n\t"                                                                   \
-            "orr    r4, r4, #1\n\t"                                                                \
-            "str    r4, [sp, #52]\n"                                                               \
-            "3:\n\t"                                                                               \
-            "ldm    sp, {r0-r2}\n\t"                                                               \
-            "ldr    r3, [sp, #24]\n\t"                                                             \
-            "ldr    lr, [sp, #28]\n\t"                                                             \
-            "ldr    r12, [sp, #32]\n\t"                                                            \
-            "ldr    r4, [sp, #40]\n\t"                                                             \
-            "add    r4, r12\n\t"                                                                   \
-            "str    r4, [sp, #48]\n\t"                                                             \
-            "ldr    pc, [sp, #52]\n\t"                                                             \
-            ".p2align 2\n"                                                                         \
-            "1:\n\t" DWD_PIXEL(STEP) "2:\n\t" DWD_PIXEL(STEP) "ldr    r8, [sp, #48]\n\t"           \
-            "cmp    r12, r8\n\t"                                                                   \
-            "bne    1b\n\t"                                                                        \
-            "ldm    sp, {r0-r6}\n\t"                                                               \
-            "add    r0, r3\n\t"                                                                    \
-            "add    r1, r4\n\t"                                                                    \
-            "add    r2, r5\n\t"                                                                    \
-            "add    r6, #72\n\t"                                                                   \
-            "stm    sp, {r0-r2}\n\t"                                                               \
-            "str    r6, [sp, #24]\n\t"                                                             \
-            "ldrd   r4, r5, [sp, #28]\n\t"                                                         \
-            "add    r4, #16\n\t"                                                                   \
-            "add    r5, #16\n\t"                                                                   \
-            "strd   r4, r5, [sp, #28]\n\t"                                                         \
-            "ldr    r4, [sp, #44]\n\t"                                                             \
-            "subs   r4, #1\n\t"                                                                    \
-            "str    r4, [sp, #44]\n\t"                                                             \
-            "bne    3b\n\t"                                                                        \
-            "add    sp, #56\n\t"                                                                   \
-            "pop    {r4-r11, pc}\n\t")
-
-__attribute__((naked, noinline)) static void dwd_pass3_s1(const dwd_job *j __attribute__((unused))) {
-    DWD_PASS3("8");
-}
-__attribute__((naked, noinline)) static void dwd_pass3_s2(const dwd_job *j __attribute__((unused))) {
-    DWD_PASS3("16");
-}
-
 /* One output of the sum in A, constants {mult2, round, right} from r11
  * on, byte to [r12], pointers advancing. */
 #define DWD_FRQ(A)                                                                                 \
@@ -379,6 +321,7 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
     const uint32_t pz = ((uint32_t)-io & 0xffffu) | ((uint32_t)-io << 16);
     const uint32_t span = (uint32_t)taps << 14; /* |x * w| <= 2^14, x = -io on padding too */
     const int fast3 = k_h == 3 && k_w == 3 && dil_w == 1 && (sw == 1 || sw == 2);
+    const int full = lo == -128 && hi == 127;
     for (int32_t i = 0; i < wp * 2; i++) zero[i] = pz;
 
     for (int32_t b = 0; b < p->batches; b++) {
@@ -388,7 +331,7 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
             const int32_t nc = out_c - c0 < DWD_BLOCK ? out_c - c0 : DWD_BLOCK, ng = nc / 4;
             const int32_t chunk = DWD_ACC / nc;
             int32_t held[3] = {-1, -1, -1}; /* the image row each slot holds */
-            int exact = lo != -128 || hi != 127, fold = 1;
+            int exact = 0, fold = 1;
             const uint32_t oo_mag = (uint32_t)(oo < 0 ? -oo : oo);
             for (int32_t g = 0; g < ng; g++) {
                 /* The split weights, and each channel's sum of them (int16:
@@ -425,7 +368,8 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
                 for (int32_t j = 0; j < nc; j++)
                     rqt[3 * j + 1] = (int32_t)((uint32_t)rqt[3 * j + 1] + ((uint32_t)oo << rqt[3 * j + 2]));
             /* 3x3 with folded offsets: one pass, the constants by group
-             * (in acc, which that pass does not use). */
+             * (in acc, which that pass does not use). Restricted output
+             * ranges are clamped after (edge_clamp_s8). */
             const int fused = fast3 && fold && !exact;
             int32_t *const gq = acc;
             for (int32_t g = 0; fused && g < ng; g++)
@@ -475,6 +419,7 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
                     fj.ng = ng;
                     fj.out_c = out_c;
                     (sw == 1 ? dwd_fused3_s1 : dwd_fused3_s2)(&fj);
+                    for (int32_t x = 0; !full && x < out_w; x++) edge_clamp_s8(drow + x * out_c, nc, lo, hi);
                     continue;
                 }
                 const uint32_t *row0[3] = {jb.s[0], jb.s[1], jb.s[2]};
@@ -487,14 +432,12 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
                     const int32_t n = out_w - ox0 < chunk ? out_w - ox0 : chunk;
                     for (int32_t ky = 0; ky < k_h; ky++) jb.s[ky] = row0[ky] + ox0 * sw * 2;
                     jb.n = n;
-                    if (fast3)
-                        (sw == 1 ? dwd_pass3_s1 : dwd_pass3_s2)(&jb);
-                    else
-                        dwd_pass_any(&jb, k_h, k_w, sw * 2, dil_w * 2);
+                    dwd_pass_any(&jb, k_h, k_w, sw * 2, dil_w * 2);
                     int8_t *d0 = drow + ox0 * out_c;
                     if (!exact) {
                         const dwd_rq q = {acc, rqt, d0, nc, n, out_c - nc, oo};
                         (fold ? dwd_requant_fold : dwd_requant_add)(&q);
+                        for (int32_t x = 0; !full && x < n; x++) edge_clamp_s8(d0 + x * out_c, nc, lo, hi);
                         continue;
                     }
                     for (int32_t x = 0; x < n; x++)

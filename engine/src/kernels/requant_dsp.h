@@ -62,6 +62,27 @@ static inline int32_t edge_rq_dsp_apply(int32_t acc, const edge_rq_dsp *q) {
     return edge_smmlar(acc, q->mult2, (int32_t)a) >> q->right;
 }
 
+/* The bytes d[0..n) clamped to [lo, hi] (within int8), four at a time:
+ * SSUB8 sets a lane's GE flag where the difference is >= 0, SEL keeps
+ * that lane of the first operand. For fused activations, after kernels
+ * that saturate to the whole int8 range: clamp(sat8(v)) = clamp(v). */
+static inline void edge_clamp_s8(int8_t *d, int32_t n, int32_t lo, int32_t hi) {
+    const uint32_t lo4 = ((uint32_t)lo & 0xffu) * 0x01010101u, hi4 = ((uint32_t)hi & 0xffu) * 0x01010101u;
+    int32_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint32_t v, t;
+        __builtin_memcpy(&v, d + i, 4);
+        __asm__("ssub8 %1, %0, %2\n\t"
+                "sel   %0, %0, %2\n\t"
+                "ssub8 %1, %3, %0\n\t"
+                "sel   %0, %0, %3"
+                : "+&r"(v), "=&r"(t)
+                : "r"(lo4), "r"(hi4));
+        __builtin_memcpy(d + i, &v, 4);
+    }
+    for (; i < n; i++) d[i] = (int8_t)(d[i] < lo ? lo : (d[i] > hi ? hi : d[i]));
+}
+
 /* v clamped to the int8 range. */
 static inline int32_t edge_ssat8(int32_t v) {
     int32_t r;

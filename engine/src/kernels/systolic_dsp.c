@@ -218,8 +218,8 @@ __attribute__((naked, noinline)) static void dot4(const uint32_t *x __attribute_
  * tile for more than TAB_MAX channels): {mult2, round, right, bias}
  * (requant_dsp.h); right = 0 hands the channel back (its sums in acc[])
  * for the exact path, right < 0 says the offset is added rather than
- * folded into round. The output range must be the whole int8 range
- * (SSAT #8). */
+ * folded into round. Outputs saturate to the int8 range (SSAT #8); callers
+ * clamp narrower ones after. */
 typedef struct dsp_tile {
     const uint32_t *x;  /*  0: the widened block */
     const int8_t *w;    /*  4: weights of the next channel */
@@ -515,7 +515,7 @@ int systolic_gemm_wide_variant(const systolic_params *p, const void *const *rows
 /* The tile6/tile4 table of channels [c0, c0 + n), n <= TAB_MAX; 0 when
  * they cannot run (then wide_block does). */
 static int tile_table(const systolic_params *p, int32_t c0, int32_t n, int32_t *tab) {
-    if (p->requant != SYSTOLIC_REQUANT_FIXED || p->act_min != -128 || p->act_max != 127) return 0;
+    if (p->requant != SYSTOLIC_REQUANT_FIXED) return 0;
     const uint32_t span = (uint32_t)p->k << 14;
     for (int32_t ch = c0; ch < c0 + n; ch++, tab += 4) {
         const int32_t q = p->per_channel ? ch : 0;
@@ -726,7 +726,10 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
         for (int32_t i = 0; i < 4 * wg.steps; i++) wlast[i] = i < k ? src[i] : 0;
         wg.wlast = wlast;
     }
-    const int asm_ok = p->requant == SYSTOLIC_REQUANT_FIXED && p->act_min == -128 && p->act_max == 127;
+    /* The tiles saturate to the int8 range; a fused activation's range is
+     * clamped after each tile. */
+    const int asm_ok = p->requant == SYSTOLIC_REQUANT_FIXED;
+    const int full = p->act_min == -128 && p->act_max == 127;
     int32_t tab_c0 = 0, tab_n = 0;
     const int whole = asm_ok && n_all <= TAB_MAX; /* one table for the op */
     if (whole) tile_table(p, 0, n_all, tab), tab_n = n_all;
@@ -760,6 +763,8 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
                     tile_run(&wg, tab + 4 * grp * p->n, x, Rt, grp * p->n, p->n, o, n_all);
                 else
                     conv_block(&wg, asm_ok, tab, &tab_c0, &tab_n, x, Rt, mr, grp * p->n, p->n, o, n_all);
+                for (int32_t r = 0; !full && r < mr; r++)
+                    edge_clamp_s8((int8_t *)o + r * n_all, p->n, p->act_min, p->act_max);
             }
             ox += mr;
             while (ox >= g->out_w) ox -= g->out_w, oy++;
