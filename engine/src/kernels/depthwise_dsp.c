@@ -26,8 +26,8 @@
  * <= 64), and within a block row by row, each row complete (all its
  * channels) before the next.
  *
- * Stack: the ring (DWD_RING_WORDS words) plus the weight and constant
- * tables and a row chunk of sums, about 8 KiB.
+ * Stack: the ring (DWD_RING_WORDS words, 6 KiB) plus the weight and
+ * constant tables and a chunk of sums, about 10 KiB in all.
  */
 #include "depthwise.h"
 

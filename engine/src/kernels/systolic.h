@@ -78,11 +78,13 @@ typedef struct systolic_params {
  * EDGE_SYSTOLIC_NEON (Arm NEON, aarch64 or armhf; sdot where the target has
  * dotprod), EDGE_SYSTOLIC_DSP (Cortex-M DSP extension, SMLAD) or
  * EDGE_SYSTOLIC_MVE (Cortex-M Helium). A variant (systolic_<name>.c)
- * supplies only the int8 inner tile, one activation row against nc weight
+ * supplies the int8 inner tile, one activation row against nc weight
  * rows ws elements apart:
  *   acc[c] = sum_{i<k} a[i] * w[c * ws + i]   (c < nc <= EDGE_SYSTOLIC_COLS)
  * wrapping like int32. Tiling, the uint8 path, bias and requantization stay
- * the portable code's, so a variant is bit-exact whenever its tile is. */
+ * the portable code's, so a variant is bit-exact whenever its tile is; the
+ * DSP variant also has its own int8 GEMM and convolution (below), checked
+ * against reference loops on its cores by tests/boards/systolic_check.c. */
 #if defined(EDGE_SYSTOLIC_NEON) || defined(EDGE_SYSTOLIC_DSP) || defined(EDGE_SYSTOLIC_MVE)
 #define EDGE_SYSTOLIC_VARIANT 1
 void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, int32_t k,
@@ -92,11 +94,14 @@ void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, 
  * int8 with symmetric weights (filter_offset 0), fixed-point or double
  * requantization: blocks of 6 (or, for k > 384, 4) activation rows are
  * widened to int16 once, on the stack, for all channels, and each weight
- * word is split once for the whole block (systolic_dsp.c). The stack buffer
- * is 4 * EDGE_SYSTOLIC_WIDE_WORDS bytes, not arena: the memory plan stays
- * the same on every target, and the host that sizes a firmware's arena
- * plans without this variant. Both entry points return 0, having done
- * nothing, for the cases they do not take (then the portable tiling runs). */
+ * word is split once for the whole block (systolic_dsp.c). The block is a
+ * stack buffer of 4 * EDGE_SYSTOLIC_WIDE_WORDS bytes, not arena: the memory
+ * plan stays the same on every target, and the host that sizes a
+ * firmware's arena plans without this variant. With its gathering row and
+ * a table of per-channel constants, systolic_conv_variant takes about
+ * 8 KiB of stack, systolic_gemm_wide_variant about 5.5 KiB. Both entry
+ * points return 0, having done nothing, for the cases they do not take
+ * (then the portable tiling runs). */
 #if defined(EDGE_SYSTOLIC_DSP)
 #define EDGE_SYSTOLIC_VARIANT_WIDE 1
 #ifndef EDGE_SYSTOLIC_WIDE_WORDS
