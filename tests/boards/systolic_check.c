@@ -37,7 +37,7 @@
 
 #define MAX_M (3 * EDGE_SYSTOLIC_ROWS + 1)
 #define MAX_N (3 * EDGE_SYSTOLIC_COLS + 5)
-#define MAX_K 300
+#define MAX_K 600 /* past 384: the DSP GEMM's 4-row blocks */
 #define WRAP_K 140000
 
 static uint32_t rng = 0x2545F491u;
@@ -119,6 +119,39 @@ static int check_tile(int32_t *cases) {
 #define VARIANT_NAME "portable"
 #endif
 
+/* A multiplier and shift as a model's prepare makes them, or (odd) any pair
+ * the kernels must still get right: zero, negative, INT32_MIN, unnormalized,
+ * and every shift from -31 to 31. */
+static void rnd_quant(int32_t *mult, int8_t *shift, int usual) {
+    const uint32_t kind = usual ? 0 : rnd() % 16;
+    int s;
+    if (kind < 9) {
+        edge_quantize_multiplier((double)(rnd() % 4000 + 1) * 2e-6, mult, &s);
+    } else if (kind < 11) {
+        /* tiny scales: large right shifts, or zero past 2^-31 */
+        edge_quantize_multiplier((double)(rnd() % 1000 + 1) * 1e-12, mult, &s);
+    } else if (kind < 12) {
+        edge_quantize_multiplier((double)(rnd() % 3000 + 1) * 1e-3, mult, &s); /* up to 3: left */
+    } else {
+        const int32_t odd[] = {0, -1, INT32_MIN, INT32_MAX, 0x40000000, 12345, -0x40000000};
+        *mult = kind < 14 ? (int32_t)(rnd() | 0x40000000u) & 0x7fffffff : odd[rnd() % 7];
+        s = (int)rnd_range(-31, 31);
+    }
+    *shift = (int8_t)s;
+}
+
+static int32_t rnd_bias(int usual) {
+    const uint32_t kind = usual ? 2 : rnd() % 8;
+    if (kind == 0) return (int32_t)rnd(); /* anything: the exact path's */
+    if (kind == 1) return (int32_t)(rnd() % 2 ? 0x40000000u : 0xc0000000u) + rnd_range(-3000, 3000);
+    return rnd_range(-40000, 40000);
+}
+
+static int32_t ref_out(int32_t acc, int32_t mult, int shift, int32_t oo, int32_t lo, int32_t hi) {
+    int32_t v = (int32_t)((uint32_t)edge_mbqm(acc, mult, shift) + (uint32_t)oo);
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
 /* ---- GEMM end to end ---- */
 
 static uint8_t g_a[MAX_M * MAX_K], g_w[MAX_N * MAX_K], g_out[MAX_M * MAX_N];
@@ -164,6 +197,12 @@ static int check_gemm(int32_t *cases) {
             g_bias[i] = rnd_range(-20000, 20000);
             edge_quantize_multiplier(real, &g_mult[i], &s);
             g_shift[i] = (int8_t)s;
+            if (!u && t % 3 == 1) {
+                /* Odd channels: every shift, zero / negative / unnormalized
+                 * multipliers, biases near 2^30 and beyond. */
+                g_bias[i] = rnd_bias(0);
+                rnd_quant(&g_mult[i], &g_shift[i], 0);
+            }
             g_scale[i] = real;
         }
         const int has_bias = rnd() % 4 != 0;
@@ -193,39 +232,6 @@ static int check_gemm(int32_t *cases) {
         (*cases)++;
     }
     return 0;
-}
-
-/* A multiplier and shift as a model's prepare makes them, or (odd) any pair
- * the kernels must still get right: zero, negative, INT32_MIN, unnormalized,
- * and every shift from -31 to 31. */
-static void rnd_quant(int32_t *mult, int8_t *shift, int usual) {
-    const uint32_t kind = usual ? 0 : rnd() % 16;
-    int s;
-    if (kind < 9) {
-        edge_quantize_multiplier((double)(rnd() % 4000 + 1) * 2e-6, mult, &s);
-    } else if (kind < 11) {
-        /* tiny scales: large right shifts, or zero past 2^-31 */
-        edge_quantize_multiplier((double)(rnd() % 1000 + 1) * 1e-12, mult, &s);
-    } else if (kind < 12) {
-        edge_quantize_multiplier((double)(rnd() % 3000 + 1) * 1e-3, mult, &s); /* up to 3: left */
-    } else {
-        const int32_t odd[] = {0, -1, INT32_MIN, INT32_MAX, 0x40000000, 12345, -0x40000000};
-        *mult = kind < 14 ? (int32_t)(rnd() | 0x40000000u) & 0x7fffffff : odd[rnd() % 7];
-        s = (int)rnd_range(-31, 31);
-    }
-    *shift = (int8_t)s;
-}
-
-static int32_t rnd_bias(int usual) {
-    const uint32_t kind = usual ? 2 : rnd() % 8;
-    if (kind == 0) return (int32_t)rnd(); /* anything: the exact path's */
-    if (kind == 1) return (int32_t)(rnd() % 2 ? 0x40000000u : 0xc0000000u) + rnd_range(-3000, 3000);
-    return rnd_range(-40000, 40000);
-}
-
-static int32_t ref_out(int32_t acc, int32_t mult, int shift, int32_t oo, int32_t lo, int32_t hi) {
-    int32_t v = (int32_t)((uint32_t)edge_mbqm(acc, mult, shift) + (uint32_t)oo);
-    return v < lo ? lo : (v > hi ? hi : v);
 }
 
 #if defined(EDGE_SYSTOLIC_DSP)
