@@ -83,11 +83,4 @@ static inline void edge_clamp_s8(int8_t *d, int32_t n, int32_t lo, int32_t hi) {
     for (; i < n; i++) d[i] = (int8_t)(d[i] < lo ? lo : (d[i] > hi ? hi : d[i]));
 }
 
-/* v clamped to the int8 range. */
-static inline int32_t edge_ssat8(int32_t v) {
-    int32_t r;
-    __asm__("ssat %0, #8, %1" : "=r"(r) : "r"(v));
-    return r;
-}
-
 #endif
