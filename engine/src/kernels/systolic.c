@@ -207,29 +207,17 @@ static uint32_t row_term(const systolic_params *p, const void *row) {
 }
 
 #ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-/* Rows in pairs, each pair widened once (on the stack) for all channels. */
-static void gemm_wide_pairs(const systolic_params *p, const void *const *rows, int32_t pairs,
-                            uint8_t *o, int32_t out_stride) {
-    uint32_t wbuf[EDGE_SYSTOLIC_WIDE_MAX_K]; /* two rows of k4 / 2 words */
-    uint32_t acc[EDGE_SYSTOLIC_COLS], acc2[EDGE_SYSTOLIC_COLS], eb[EDGE_SYSTOLIC_COLS];
-    rq32 rq[EDGE_SYSTOLIC_COLS];
-    double scale[EDGE_SYSTOLIC_COLS];
-    const int32_t k = p->k, n = p->n, half = (k & ~3) / 2;
-    for (int32_t r = 0; r < 2 * pairs; r += 2) {
-        const int8_t *a0 = (const int8_t *)rows[r], *a1 = (const int8_t *)rows[r + 1];
-        systolic_widen_row_variant(a0, k, wbuf);
-        systolic_widen_row_variant(a1, k, wbuf + half);
-        const uint32_t rt0 = row_term(p, a0), rt1 = row_term(p, a1);
-        for (int32_t c0 = 0; c0 < n; c0 += EDGE_SYSTOLIC_COLS) {
-            const int32_t nc = n - c0 < EDGE_SYSTOLIC_COLS ? n - c0 : EDGE_SYSTOLIC_COLS;
-            const int nosat = hoist_column(p, c0, nc, eb, rq, scale);
-            systolic_tile_dot2_wide_variant(wbuf, wbuf + half, a0, a1,
-                                            (const int8_t *)p->weights + (int64_t)c0 * k, k, k, nc,
-                                            acc, acc2);
-            emit_row(p, acc, rt0, eb, rq, nosat, scale, nc, o + (int64_t)r * out_stride + c0);
-            emit_row(p, acc2, rt1, eb, rq, nosat, scale, nc,
-                     o + (int64_t)(r + 1) * out_stride + c0);
-        }
+void systolic_requant_channel(const systolic_params *p, int32_t ch, const int32_t *acc,
+                              int32_t count, uint8_t *dst, int32_t stride) {
+    const int32_t i = p->per_channel ? ch : 0;
+    const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
+    const int dbl = p->requant == SYSTOLIC_REQUANT_DOUBLE;
+    const edge_rq r = edge_rq_make(dbl ? 0 : p->multiplier[i], dbl ? 0 : p->shift[i]);
+    for (int32_t j = 0; j < count; j++) {
+        int32_t v = dbl ? requant_double((uint32_t)acc[j], p->scale[i])
+                        : edge_rq_apply((uint32_t)acc[j], r.mult, r.left, r.right, r.round, r.neg);
+        v = (int32_t)((uint32_t)v + (uint32_t)oo);
+        dst[(int64_t)j * stride] = (uint8_t)((uint32_t)edge_clamp_i32(v, lo, hi) & 0xffu);
     }
 }
 #endif
@@ -251,14 +239,8 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
     }
 #endif
 #ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-    if (!p->is_unsigned && k >= 4 && (k & ~3) <= EDGE_SYSTOLIC_WIDE_MAX_K && m >= 2) {
-        const int32_t pairs = m / 2;
-        gemm_wide_pairs(p, rows, pairs, o, out_stride);
-        if (m == 2 * pairs) return;
-        rows += 2 * pairs; /* the odd last row: the one-row tile below */
-        o += (int64_t)2 * pairs * out_stride;
-        m = 1;
-    }
+    /* One or two rows: the one-row tile below does fewer MACs in vain. */
+    if (m >= 3 && systolic_gemm_wide_variant(p, rows, m, out, out_stride)) return;
 #endif
     for (int32_t r0 = 0; r0 < m; r0 += EDGE_SYSTOLIC_ROWS) {
         int32_t mr = m - r0 < EDGE_SYSTOLIC_ROWS ? m - r0 : EDGE_SYSTOLIC_ROWS;

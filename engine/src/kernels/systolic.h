@@ -78,32 +78,61 @@ typedef struct systolic_params {
  * EDGE_SYSTOLIC_NEON (Arm NEON, aarch64 or armhf; sdot where the target has
  * dotprod), EDGE_SYSTOLIC_DSP (Cortex-M DSP extension, SMLAD) or
  * EDGE_SYSTOLIC_MVE (Cortex-M Helium). A variant (systolic_<name>.c)
- * supplies only the int8 inner tile, one activation row against nc weight
+ * supplies the int8 inner tile, one activation row against nc weight
  * rows ws elements apart:
  *   acc[c] = sum_{i<k} a[i] * w[c * ws + i]   (c < nc <= EDGE_SYSTOLIC_COLS)
  * wrapping like int32. Tiling, the uint8 path, bias and requantization stay
- * the portable code's, so a variant is bit-exact whenever its tile is. */
+ * the portable code's, so a variant is bit-exact whenever its tile is; the
+ * DSP variant also has its own int8 GEMM and convolution (below), checked
+ * against reference loops on its cores by tests/boards/systolic_check.c. */
 #if defined(EDGE_SYSTOLIC_NEON) || defined(EDGE_SYSTOLIC_DSP) || defined(EDGE_SYSTOLIC_MVE)
 #define EDGE_SYSTOLIC_VARIANT 1
 void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, int32_t k,
                                   int32_t nc, uint32_t *acc);
 #endif
-/* A variant may also take two activation rows at once (register blocking:
- * each weight word it loads feeds both rows), widened to int16 pairs in
- * SXTB16 order (per 4 k: (a0, a2), (a1, a3)) once for all channels;
- * a0, a1 are the int8 rows for the k % 4 tail. systolic_gemm widens each
- * pair of rows into a stack buffer of 4 * EDGE_SYSTOLIC_WIDE_MAX_K bytes
- * (not the arena: the memory plan stays the same on every target, and the
- * host that sizes a firmware's arena plans without this variant). */
+/* The DSP variant (EDGE_SYSTOLIC_VARIANT_WIDE) also has its own GEMM for
+ * int8 with symmetric weights (filter_offset 0), fixed-point or double
+ * requantization: blocks of 6 (or, for k > 384, 4) activation rows are
+ * widened to int16 once, on the stack, for all channels, and each weight
+ * word is split once for the whole block (systolic_dsp.c). The block is a
+ * stack buffer of 4 * EDGE_SYSTOLIC_WIDE_WORDS bytes, not arena: the memory
+ * plan stays the same on every target, and the host that sizes a
+ * firmware's arena plans without this variant. With its gathering row and
+ * a table of per-channel constants, systolic_conv_variant takes about
+ * 8 KiB of stack, systolic_gemm_wide_variant about 5.5 KiB. Both entry
+ * points return 0, having done nothing, for the cases they do not take
+ * (then the portable tiling runs). */
 #if defined(EDGE_SYSTOLIC_DSP)
 #define EDGE_SYSTOLIC_VARIANT_WIDE 1
-#ifndef EDGE_SYSTOLIC_WIDE_MAX_K
-#define EDGE_SYSTOLIC_WIDE_MAX_K 576
+#ifndef EDGE_SYSTOLIC_WIDE_WORDS
+#define EDGE_SYSTOLIC_WIDE_WORDS 1152 /* 6 rows of k <= 384, or 4 of k <= 576 */
 #endif
-void systolic_widen_row_variant(const int8_t *a, int32_t k, uint32_t *dst);
-void systolic_tile_dot2_wide_variant(const uint32_t *x0, const uint32_t *x1, const int8_t *a0,
-                                     const int8_t *a1, const int8_t *w, int32_t ws, int32_t k,
-                                     int32_t nc, uint32_t *acc0, uint32_t *acc1);
+/* systolic_gemm's contract, for m >= 1 rows. */
+int systolic_gemm_wide_variant(const systolic_params *p, const void *const *rows, int32_t m, void *out,
+                               int32_t out_stride);
+
+/* A grouped, strided, dilated, padded NHWC convolution as CONV_2D lowers it
+ * (output pixels are GEMM rows, im2col rows in (ky, kx, c) order; padded
+ * taps hold the input zero point). */
+typedef struct systolic_conv_geom {
+    int32_t batches, in_h, in_w, in_c, out_h, out_w;
+    int32_t k_h, k_w, group_in_c, groups;
+    int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
+    int32_t pad_value; /* the input zero point */
+} systolic_conv_geom;
+
+/* p: the GEMM of one group (k = k_h * k_w * group_in_c, n = output channels
+ * per group) with weights, bias, multiplier and shift of all groups (group
+ * g's at g * n channels). Writes the output in raster order, a tile of at
+ * most 6 pixels (all channels) at a time. */
+int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g, const int8_t *in,
+                          int8_t *out);
+
+/* The portable requantization of `count` accumulators of one channel ch
+ * (bias included), output j at dst[j * stride]: the DSP GEMM's exact path
+ * for the channels and blocks its fast form does not take. */
+void systolic_requant_channel(const systolic_params *p, int32_t ch, const int32_t *acc,
+                              int32_t count, uint8_t *dst, int32_t stride);
 #endif
 
 /* eff_bias[i] = bias[i] + input_offset * sum_k W[i][k]

@@ -551,6 +551,20 @@ static edge_status eval(edge_op_ctx *c) {
         return EDGE_OK;
     }
 #endif
+#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
+    {
+        const systolic_conv_geom g = {p->batches, p->in_h,     p->in_w,     p->in_c,  p->out_h,
+                                      p->out_w,   p->k_h,      p->k_w,      p->group_in_c,
+                                      p->groups,  p->stride_h, p->stride_w, p->dil_h,
+                                      p->dil_w,   p->pad_h,    p->pad_w,    (int8_t)p->pad_byte};
+        systolic_params sp = p->sp;
+        sp.weights = filt;
+        sp.bias = eff_bias;
+        sp.multiplier = mult;
+        sp.shift = shift;
+        if (systolic_conv_variant(&sp, &g, (const int8_t *)in, (int8_t *)out)) return EDGE_OK;
+    }
+#endif
 
     const int32_t pixels = p->out_h * p->out_w, gn = p->group_out_c;
     const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
