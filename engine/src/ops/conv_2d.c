@@ -28,14 +28,14 @@ typedef struct conv_params {
     int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
     int32_t k_h, k_w, group_in_c, groups, group_out_c, k;
     int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
-    uint32_t bias_off, mult_off, shift_off; /* byte offsets inside the params block */
-    uint32_t scratch_bias_off;              /* where eval folds the bias when not const */
+    uint32_t mult_off, shift_off; /* byte offsets inside the params block */
+    uint32_t scratch_bias_off;    /* where eval folds the effective bias in scratch */
     uint8_t direct;       /* 1x1 filter: rows come straight from the input */
-    uint8_t fold_at_eval; /* weights or bias are not constant */
     uint8_t pad_byte;     /* input zero point, as stored */
 #ifdef EDGE_SYSTOLIC_X86
     uint8_t x86; /* SYSTOLIC_X86_* chosen at prepare; the bias is shifted for it */
     uint8_t x86_gather;       /* panels gathered straight from the input */
+    uint8_t sum_avx2;         /* the bias fold's weight sums may use AVX2 */
 #endif
 } conv_params;
 
@@ -112,16 +112,17 @@ static edge_status prepare(edge_op_ctx *c) {
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
                             "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)", act);
 
-    /* Layout of the params block: header, effective bias, multipliers, shifts. */
+    /* Layout of the params block: header, multipliers, shifts. The
+     * effective bias (bias + input_offset * sum W, systolic_fold_bias) is
+     * not kept: eval folds it into its scratch, after the im2col rows, so
+     * the arena pays 4 bytes per output channel of the largest conv only,
+     * for one pass over the weights per invoke. */
     const uint32_t n_mult = per_channel ? (uint32_t)out_c : 1u;
-    const int fold_at_eval = !filt->is_const || (bias && !bias->is_const);
-    const uint32_t bias_off = align16((uint32_t)sizeof(conv_params));
-    const uint32_t mult_off = bias_off + (fold_at_eval ? 0u : 4u * (uint32_t)out_c);
+    const uint32_t mult_off = align16((uint32_t)sizeof(conv_params));
     const uint32_t shift_off = mult_off + 4u * n_mult;
     const int direct = k_h == 1 && k_w == 1;
     const uint32_t im2col = direct ? 0u : systolic_im2col_bytes((uint32_t)k);
     const uint32_t scratch_bias_off = (im2col + 3u) & ~3u;
-    const uint32_t im2col_bytes = im2col;
 #ifdef EDGE_SYSTOLIC_X86
     /* The x86 panel kernel keeps its panel on the stack (host builds only),
      * so the memory plan, which edgeq writes into the models it makes, is
@@ -132,7 +133,7 @@ static edge_status prepare(edge_op_ctx *c) {
 
     if (!c->params) {
         op->params_bytes = shift_off + n_mult;
-        op->scratch_bytes = fold_at_eval ? scratch_bias_off + 4u * (uint32_t)out_c : im2col_bytes;
+        op->scratch_bytes = scratch_bias_off + 4u * (uint32_t)out_c;
         op->macs = (uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w * (uint64_t)out_c * (uint64_t)k;
         op->systolic = 1;
         op->array_cycles = (uint64_t)groups *
@@ -194,12 +195,10 @@ static edge_status prepare(edge_op_ctx *c) {
     p->dil_w = dil_w;
     p->pad_h = (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h);
     p->pad_w = (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w);
-    p->bias_off = bias_off;
     p->mult_off = mult_off;
     p->shift_off = shift_off;
     p->scratch_bias_off = scratch_bias_off;
     p->direct = (uint8_t)direct;
-    p->fold_at_eval = (uint8_t)fold_at_eval;
     p->pad_byte = (uint8_t)((uint32_t)in_zp & 0xffu);
 
 #ifdef EDGE_SYSTOLIC_X86
@@ -215,21 +214,12 @@ static edge_status prepare(edge_op_ctx *c) {
             x86 = SYSTOLIC_X86_NONE;
     }
     p->x86 = x86;
+    p->sum_avx2 = (uint8_t)(systolic_x86_level() != SYSTOLIC_X86_NONE);
     if (x86 == SYSTOLIC_X86_VNNI) {
         const systolic_x86_conv geom = x86_geom(p);
         p->x86_gather = (uint8_t)systolic_x86_conv_ok(&geom);
     }
 #endif
-    if (!fold_at_eval) {
-        systolic_params whole = *sp;
-        whole.n = out_c;
-        whole.weights = filt->t.data;
-        systolic_fold_bias(&whole, bias ? (const int32_t *)bias->t.data : 0,
-                           (int32_t *)(base + bias_off));
-#ifdef EDGE_SYSTOLIC_X86
-        if (x86 == SYSTOLIC_X86_VNNI) systolic_x86_bias_shift(&whole, (int32_t *)(base + bias_off));
-#endif
-    }
     return EDGE_OK;
 }
 
@@ -468,25 +458,27 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
 static edge_status eval(edge_op_ctx *c) {
     const conv_params *p = (const conv_params *)c->params;
     const uint8_t *base = (const uint8_t *)c->params;
-    edge_tensor_rt *bias_t = edge_in(c, 2);
-    const uint8_t *in = (const uint8_t *)edge_in(c, 0)->t.data;
-    const uint8_t *filt = (const uint8_t *)edge_in(c, 1)->t.data;
-    uint8_t *out = (uint8_t *)edge_out(c, 0)->t.data;
+    const uint8_t *in = (const uint8_t *)edge_in_data(c, 0);
+    const uint8_t *filt = (const uint8_t *)edge_in_data(c, 1);
+    uint8_t *out = (uint8_t *)edge_out_data(c, 0);
     uint8_t *scratch = (uint8_t *)c->scratch;
-    const int32_t *eff_bias = (const int32_t *)(base + p->bias_off);
     const int32_t *mult = (const int32_t *)(base + p->mult_off);
     const int8_t *shift = (const int8_t *)(base + p->shift_off);
 
-    if (p->fold_at_eval) {
-        int32_t *fb = (int32_t *)(scratch + p->scratch_bias_off);
+    /* The effective bias, folded per invoke (see prepare); the x86 VNNI
+     * tile's +128 on activations is folded in the same pass. */
+    int32_t *eff_bias = (int32_t *)(void *)(scratch + p->scratch_bias_off);
+    {
         systolic_params whole = p->sp;
         whole.n = p->out_c;
         whole.weights = filt;
-        systolic_fold_bias(&whole, bias_t ? (const int32_t *)bias_t->t.data : 0, fb);
+        int32_t tile_offset = 0;
+        int avx2 = 0;
 #ifdef EDGE_SYSTOLIC_X86
-        if (p->x86 == SYSTOLIC_X86_VNNI) systolic_x86_bias_shift(&whole, fb);
+        if (p->x86 == SYSTOLIC_X86_VNNI) tile_offset = 128;
+        avx2 = p->sum_avx2;
 #endif
-        eff_bias = fb;
+        systolic_fold_bias_tile(&whole, (const int32_t *)edge_in_data(c, 2), tile_offset, avx2, eff_bias);
     }
 #ifdef EDGE_SYSTOLIC_X86
     if (p->x86) {
