@@ -17,8 +17,10 @@ static void inspect_help(FILE *fp) {
             "\n"
             "For a model: load it on the edgeq engine and list its tensors (type, shape,\n"
             "quantization, bytes, constant or arena offset), its operators (inputs ->\n"
-            "outputs, MACs, systolic kernel or CPU, array cycles, scratch) and the arena\n"
-            "plan (records + activations, and each planned tensor's offset and lifetime).\n"
+            "outputs, MACs, systolic kernel or CPU, array cycles, scratch, and which inputs\n"
+            "its output may overlap when they die at it: 'in0<=-256' = output offset at most\n"
+            "input 0's - 256) and the arena plan (records + activations, and each planned\n"
+            "tensor's offset and lifetime; overlapping rows are such streaming pairs).\n"
             "For an .npy file: its format version, dtype, shape and size.\n"
             "\n"
             "  --json   print one JSON object instead\n"
@@ -196,8 +198,8 @@ static void print_model_human(const char *path, edgeq_model_file *f, tensor_row 
                shape, scale, zp, r->t.bytes, where, r->t.name ? r->t.name : "");
     }
     printf("\nops\n");
-    printf("  %5s  %-22s %-28s %14s  %-8s %12s %9s\n", "#", "op", "inputs -> outputs", "MACs",
-           "unit", "cycles", "scratch");
+    printf("  %5s  %-22s %-28s %14s  %-8s %12s %9s  %s\n", "#", "op", "inputs -> outputs", "MACs",
+           "unit", "cycles", "scratch", "stream");
     uint64_t macs = 0, cycles = 0;
     uint32_t systolic = 0;
     for (uint32_t k = 0; k < n_ops; k++) {
@@ -224,9 +226,17 @@ static void print_model_human(const char *path, edgeq_model_file *f, tensor_row 
             n = snprintf(io + at, sizeof io - at, "]");
             if (n > 0 && (size_t)n < sizeof io - at) at += (size_t)n;
         }
-        printf("  %5u  %-22s %-28s %14llu  %-8s %12llu %9u\n", k, info.name ? info.name : "?",
+        char stream[64] = "-";
+        if (info.stream_inputs) {
+            size_t sa = 0;
+            for (uint32_t q = 0; q < 32 && sa + 24 < sizeof stream; q++)
+                if (info.stream_inputs & (1u << q))
+                    sa += (size_t)snprintf(stream + sa, sizeof stream - sa, "%sin%u<=%d", sa ? "," : "", q,
+                                           (int)info.stream_limit);
+        }
+        printf("  %5u  %-22s %-28s %14llu  %-8s %12llu %9u  %s\n", k, info.name ? info.name : "?",
                io, (unsigned long long)info.macs, info.systolic ? "systolic" : "cpu",
-               (unsigned long long)info.array_cycles, info.scratch_bytes);
+               (unsigned long long)info.array_cycles, info.scratch_bytes, stream);
         macs += info.macs;
         cycles += info.array_cycles;
         systolic += info.systolic ? 1u : 0u;
@@ -302,9 +312,13 @@ static void print_model_json(const char *path, edgeq_model_file *f, tensor_row *
             print_io(fp, info.io + info.n_inputs, info.n_outputs, 1);
         else
             fputs("[]", fp);
-        fprintf(fp, ",\"macs\":%llu,\"systolic\":%s,\"array_cycles\":%llu,\"scratch_bytes\":%u}",
+        fprintf(fp, ",\"macs\":%llu,\"systolic\":%s,\"array_cycles\":%llu,\"scratch_bytes\":%u",
                 (unsigned long long)info.macs, info.systolic ? "true" : "false",
                 (unsigned long long)info.array_cycles, info.scratch_bytes);
+        fputs(",\"stream_inputs\":[", fp);
+        for (uint32_t q = 0, n = 0; q < 32; q++)
+            if (info.stream_inputs & (1u << q)) fprintf(fp, "%s%u", n++ ? "," : "", q);
+        fprintf(fp, "],\"stream_limit\":%d}", (int)info.stream_limit);
     }
     fputs("]}\n", fp);
 }

@@ -312,8 +312,8 @@ static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i
     int32_t ext = fb_i32(code, OPCODE_BUILTIN, 0);
     op->code = dep > ext ? dep : ext;
     fb_vec in = fb_vec_field(o, OP_INPUTS, 4), out = fb_vec_field(o, OP_OUTPUTS, 4);
-    op->n_in = (uint16_t)in.count; /* EDGE_MAX_OP_IO checked at init */
-    op->n_out = (uint16_t)out.count;
+    op->n_in = (uint8_t)in.count; /* EDGE_MAX_OP_IO checked at init */
+    op->n_out = (uint8_t)out.count;
     op->io = *io_cursor;
     *io_cursor += in.count + out.count;
     for (uint32_t k = 0; k < in.count; k++) op->io[k] = fb_i32_at(fb_vec_data(in), k);
@@ -394,6 +394,8 @@ static edge_status prepare_all(edge_model *m, uint8_t *params_base, size_t *para
             op->params_bytes = op->scratch_bytes = 0;
             op->macs = op->array_cycles = 0;
             op->systolic = 0;
+            op->stream_in = 0;
+            op->stream_d16 = 0;
             for (uint32_t k = 0; k < op->n_in + op->n_out; k++) slots[k].buffer = UINT32_MAX;
         }
         edge_status st = op->impl->prepare(&c);
@@ -419,8 +421,15 @@ static edge_status prepare_all(edge_model *m, uint8_t *params_base, size_t *para
 
 edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void *arena,
                             size_t arena_len) {
+    return edge_model_init_ex(m, data, len, arena, arena_len, 0);
+}
+
+edge_status edge_model_init_ex(edge_model *m, const uint8_t *data, size_t len, void *arena,
+                               size_t arena_len, uint32_t flags) {
     if (!m) return EDGE_ERR_ARG;
     edge_memset(m, 0, sizeof *m);
+    if (flags & ~EDGE_PLAN_NO_OVERLAP) return edge_fail(m, EDGE_ERR_ARG, "unknown flags 0x%x", flags);
+    m->flags = flags;
     if (!data) return edge_fail(m, EDGE_ERR_ARG, "model data is NULL");
     if ((uintptr_t)data & 3u) return edge_fail(m, EDGE_ERR_ARG, "model data must be 4-byte aligned");
     if (!arena && arena_len) return edge_fail(m, EDGE_ERR_ARG, "arena is NULL but arena_len is %zu", arena_len);
@@ -519,10 +528,15 @@ edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void
 
 edge_status edge_model_arena_needed(const uint8_t *data, size_t len, void *work, size_t work_len,
                                     size_t *needed) {
+    return edge_model_arena_needed_ex(data, len, work, work_len, 0, needed);
+}
+
+edge_status edge_model_arena_needed_ex(const uint8_t *data, size_t len, void *work, size_t work_len,
+                                       uint32_t flags, size_t *needed) {
     edge_model tmp;
     if (!needed) return EDGE_ERR_ARG;
     *needed = 0;
-    edge_status st = edge_model_init(&tmp, data, len, work, work_len);
+    edge_status st = edge_model_init_ex(&tmp, data, len, work, work_len, flags);
     if (st == EDGE_OK || (st == EDGE_ERR_ARENA && tmp.arena_needed_exact)) {
         *needed = tmp.arena_needed;
         return EDGE_OK;
@@ -600,6 +614,9 @@ edge_status edge_op_info_at(const edge_model *m, uint32_t i, edge_op_info *info)
     info->systolic = op->systolic;
     info->array_cycles = op->array_cycles;
     info->scratch_bytes = op->scratch_bytes;
+    const int streams = !(m->flags & EDGE_PLAN_NO_OVERLAP) && op->stream_in;
+    info->stream_inputs = streams ? op->stream_in : 0u;
+    info->stream_limit = streams ? (int32_t)op->stream_d16 * 16 : 0;
     return EDGE_OK;
 }
 

@@ -23,6 +23,15 @@
 
 enum { CONV_OPTIONS_TYPE = 1 };
 
+/* Output pixels per streaming tile (see "Streaming outputs" in
+ * edge_internal.h): the x86 panel kernels take 16 pixels at a time, the
+ * portable GEMM EDGE_SYSTOLIC_ROWS; tiles aligned to the smaller nest in the
+ * larger's, so the larger bounds both. */
+#if 16 % EDGE_SYSTOLIC_ROWS != 0 && EDGE_SYSTOLIC_ROWS % 16 != 0
+#error "EDGE_SYSTOLIC_ROWS must divide 16 or be a multiple of it (CONV_2D streaming tiles)"
+#endif
+#define CONV_STREAM_TILE (EDGE_SYSTOLIC_ROWS > 16 ? EDGE_SYSTOLIC_ROWS : 16)
+
 typedef struct conv_params {
     systolic_params sp; /* pointer fields are set per group at eval */
     int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
@@ -132,6 +141,19 @@ static edge_status prepare(edge_op_ctx *c) {
 #endif
 
     if (!c->params) {
+        if (batches == 1) {
+            const edge_window_geom g = {in_h,
+                                        in_w,
+                                        out_h,
+                                        out_w,
+                                        stride_h,
+                                        stride_w,
+                                        (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h),
+                                        (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w),
+                                        in_c,
+                                        out_c};
+            edge_op_set_stream(c, 1u, edge_window_stream_d(&g, CONV_STREAM_TILE));
+        }
         op->params_bytes = shift_off + n_mult;
         op->scratch_bytes = scratch_bias_off + 4u * (uint32_t)out_c;
         op->macs = (uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w * (uint64_t)out_c * (uint64_t)k;

@@ -16,6 +16,11 @@
 #include "weighted_op.h"
 
 enum { DW_OPTIONS_TYPE = 2 };
+/* The most output channels whose kernels all keep raster order: the
+ * portable, DSP and AVX2 kernels loop over blocks of 64 channels outermost
+ * (DW_BLOCK, DWD_BLOCK, DWX_BLOCK). See "Streaming outputs" in
+ * edge_internal.h. */
+enum { DW_STREAM_MAX_C = 64 };
 enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_DEPTH_MULT = 3,
        OPT_ACTIVATION = 4, OPT_DILATION_W = 5, OPT_DILATION_H = 6 };
 
@@ -91,6 +96,21 @@ static edge_status prepare(edge_op_ctx *c) {
     const uint32_t mult_off = (uint32_t)DEPTHWISE_PARAMS_STORED;
     const uint32_t shift_off = mult_off + 4u * n_mult;
     if (!c->params) {
+        /* One output row at a time in raster order, all channels of a
+         * pixel together (one channel block). */
+        if (batches == 1 && out_c <= DW_STREAM_MAX_C) {
+            const edge_window_geom g = {in_h,
+                                        in_w,
+                                        (int32_t)out_h,
+                                        (int32_t)out_w,
+                                        stride_h,
+                                        stride_w,
+                                        (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h),
+                                        (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w),
+                                        in_c,
+                                        out_c};
+            edge_op_set_stream(c, 1u, edge_window_stream_d(&g, out_w));
+        }
         op->params_bytes = shift_off + n_mult;
         op->scratch_bytes = 0;
         op->macs = (uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w * (uint64_t)out_c *
