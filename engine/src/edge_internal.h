@@ -37,6 +37,7 @@ typedef struct edge_tensor_state {
     uint32_t bytes;    /* t.bytes (a prepare may settle the type: ADD does) */
     uint8_t type;      /* t.type, likewise */
     uint8_t is_const, is_variable;
+    uint8_t fused;     /* between a fused pair: never in the arena (see fused.c) */
 } edge_tensor_state;
 
 /* Engine-internal state of a loaded model (at the start of the arena). */
@@ -64,16 +65,24 @@ typedef struct edge_op_rt {
     fb_table options;        /* builtin_options table (fb_table_null if absent) */
     uint64_t macs;
     uint64_t array_cycles;
-    int32_t code;            /* BuiltinOperator */
     uint32_t params_bytes;
     uint32_t scratch_bytes;  /* per-invoke scratch, planned like a tensor */
     int32_t scratch_offset;  /* its arena offset, else -1 */
     int16_t stream_d16;      /* streaming limit D / 16 (edge_op_set_stream) */
+    int16_t stream_e16;      /* reverse limit E / 16, EDGE_STREAM_NO_E if none */
     uint8_t stream_in;       /* bit i: output 0 may overlap input i (see below) */
+    uint8_t stream_rev;      /* the plan needs the reverse order (output above input) */
     uint8_t n_in, n_out;     /* at most EDGE_MAX_OP_IO together */
     uint8_t options_type;
     uint8_t systolic;        /* runs on the systolic kernel */
+    uint8_t fused;           /* EDGE_FUSED_* */
 } edge_op_rt;
+
+/* A fused pair (ops/fused.c): the head runs the tail inside its own eval,
+ * row by row, and the tensor between them only ever exists as a few rows in
+ * the head's scratch. The tail's eval is skipped; for the planner the pair
+ * is one op at the head's index, whose streaming output is the tail's. */
+enum { EDGE_FUSED_HEAD = 1, EDGE_FUSED_TAIL = 2 };
 
 /*
  * Streaming outputs: the contract that lets the planner overlap an op's
@@ -111,12 +120,22 @@ typedef struct edge_op_rt {
  *   - ADD, SUB, MUL: inputs of the output's shape and element size, D = 0:
  *     element i (or a block of them) is read before it is written, in
  *     increasing order.
+ *   - Fused pairs (fused.c): the tail's output over the head's input 0, in
+ *     chunks of output rows, forwards (D) or backwards (E).
  * For the windowed ops, with tiles [p0, p0 + T) of output pixels:
  *   R(p0) = the lowest input byte any pixel >= p0 reads (its window's first
  *           row and column clipped to the image, NHWC),
  *   W(p0) = min(p0 + T, pixels) * output bytes per pixel,
  *   D     = min over tile starts p0 of R(p0) - W(p0), rounded down to 16.
  * Ops run through float_wrap with a BFLOAT16 operand declare nothing.
+ *
+ * Reverse: an op that can also produce its output from the end backwards
+ * may declare a second limit E for a single input. Run in reverse, it
+ * promises: after it writes byte w of output 0, it never reads byte r of
+ * the input with r >= w + E. The planner may then place the output at
+ * out_off >= in_off + E instead (over the input's end); when it does, it
+ * sets stream_rev, and the op must run in reverse. Fused pairs declare both
+ * (fused.c).
  *
  * edgeq writes its plan into the .tflite files it makes for TFLM, whose
  * kernels keep no such promise: those plans are made with
@@ -198,10 +217,15 @@ int edge_same_shape(const edge_tensor *a, const edge_tensor *b);
 
 /* Declare, in the sizing pass, that output 0 streams over the inputs in
  * in_mask (bit i = input i, i < 8) with limit d bytes (see "Streaming
- * outputs" above). Does nothing for batched tensors' callers to check;
- * a d too negative to store declares nothing (the placement it would allow
- * is disjoint anyway only when d <= -output bytes; else it is dropped). */
+ * outputs" above). Rounds d down to 16; a d too negative to store
+ * declares nothing (always safe). */
 void edge_op_set_stream(edge_op_ctx *c, uint32_t in_mask, int64_t d);
+
+/* After edge_op_set_stream with one input: the op can also run in reverse
+ * (see "Streaming outputs"), with limit e (rounded up to 16; too large to
+ * store: no reverse). */
+#define EDGE_STREAM_NO_E INT16_MAX
+void edge_op_set_stream_reverse(edge_op_ctx *c, int64_t e);
 
 /* D for a windowed op over one NHWC image (see "Streaming outputs"): in_px
  * and out_px are bytes per pixel, tile the output pixels per tile. */
@@ -216,6 +240,19 @@ int64_t edge_window_stream_d(const edge_window_geom *g, int64_t tile);
  * the output's shape and type (a broadcast input is read out of order). */
 void edge_stream_elementwise(edge_op_ctx *c, const edge_tensor_rt *a, const edge_tensor_rt *b,
                              const edge_tensor_rt *out);
+
+/* Fused pairs (ops/fused.c): a 1x1 stride-1 CONV_2D (the head) followed by
+ * the DEPTHWISE_CONV_2D that alone reads its output. */
+typedef void (*edge_rows_fn)(const void *state, int32_t r0, int32_t r1, uint8_t *dst);
+/* The head's sizing pass: fuse with the next op if it can. in_row_bytes:
+ * one row of the head's input. On success marks both ops and the tensor,
+ * declares the pair's streaming limit over the head's input 0, and returns
+ * the ring's rows and bytes (the head adds them to its scratch). */
+int edge_fuse_try(edge_op_ctx *c, int64_t in_row_bytes, uint32_t *ring_rows, uint32_t *ring_bytes);
+/* The head's eval: the tail's output, computing the head's output rows
+ * [r0, r1) into dst with rows(state, r0, r1, dst) as the tail needs them. */
+edge_status edge_fused_run(const edge_op_ctx *c, uint8_t *ring, uint32_t ring_rows, edge_rows_fn rows,
+                           const void *state);
 
 /* Record an error ("op 3 (CONV_2D): <message>") on the model and return s.
  * fmt understands %s %d %u %ld %lu %zu %x %c and %%. */

@@ -79,15 +79,24 @@ static int goes_before(const plan_item *x, const plan_item *y, uint32_t strategy
     return x->id < y->id;
 }
 
+/* Far enough to stand for "no bound" (offsets stay below 2^33). */
+#define PLAN_FAR ((int64_t)1 << 40)
+
 /* If output 0 of op k = out->first may overlap `in` (a declared input that
  * dies at op k, and every input slot of op k holding it is declared), the
- * limit D in bytes; else 0 with *ok = 0. */
-static int64_t stream_limit(const edge_model *m, const plan_item *out, const plan_item *in, int *ok) {
+ * limit D in bytes, and in *e the reverse limit E (PLAN_FAR if none); else
+ * 0 with *ok = 0. */
+static int64_t stream_limit(const edge_model *m, const plan_item *out, const plan_item *in, int *ok,
+                            int64_t *e) {
     *ok = 0;
+    *e = PLAN_FAR;
     const uint32_t nt = m->n_tensors, k = out->first;
     if (out->id >= nt || in->id >= nt || k >= m->n_ops || in->last != k) return 0;
     const edge_op_rt *op = &m->ops[k];
-    if (!op->stream_in || op->n_out < 1 || root_of(m, op->io[op->n_in]) != (int32_t)out->id) return 0;
+    /* A fused pair streams the tail's output over the head's inputs. */
+    const edge_op_rt *producer = (op->fused & EDGE_FUSED_HEAD) && k + 1 < m->n_ops ? &m->ops[k + 1] : op;
+    if (!op->stream_in || producer->n_out < 1 || root_of(m, producer->io[producer->n_in]) != (int32_t)out->id)
+        return 0;
     int found = 0;
     for (uint32_t i = 0; i < op->n_in; i++) {
         if (root_of(m, op->io[i]) != (int32_t)in->id) continue;
@@ -95,6 +104,8 @@ static int64_t stream_limit(const edge_model *m, const plan_item *out, const pla
         found = 1;
     }
     *ok = found;
+    if (op->stream_e16 != EDGE_STREAM_NO_E && !(op->stream_in & (op->stream_in - 1u)))
+        *e = (int64_t)op->stream_e16 * 16;
     return (int64_t)op->stream_d16 * 16;
 }
 
@@ -103,28 +114,32 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* The bytes placed buffer y keeps x from: [*lo, *hi), meaning x.off is
  * forbidden in (lo - x.size, hi), which is empty when hi <= lo - x.size
- * (hi may be below lo: the span is then a barrier x must not straddle). Its own bytes,
- * unless x and y are a streaming pair, allowed to overlap when
- * out.off <= in.off + D:
- *   - output x over input y: y blocks from y.off + max(0, x.size + D);
- *   - input x under output y: y blocks up to y.off + min(y.size, -D). */
+ * (hi may be below lo: the span is then a barrier x must not straddle).
+ * Its own bytes, unless x and y are a streaming pair, allowed to overlap
+ * when out.off <= in.off + D, or out.off >= in.off + E in reverse: the
+ * difference out.off - in.off is forbidden in (max(-out.size, D),
+ * min(in.size, E)), so
+ *   - output x over input y: y blocks [y.off + max(0, x.size + D), y.off + min(y.size, E));
+ *   - input x under output y: y blocks [y.off + max(0, x.size - E), y.off + min(y.size, -D)). */
 static void blocked(const edge_model *m, const plan_item *x, const plan_item *y, int64_t *lo, int64_t *hi) {
-    const int64_t yo = y->offset, ys = y->size;
+    const int64_t yo = y->offset, ys = y->size, xs = x->size;
     *lo = yo;
     *hi = yo + ys;
     if (m->flags & EDGE_PLAN_NO_OVERLAP) return;
     int ok;
-    int64_t d = stream_limit(m, x, y, &ok);
+    int64_t e;
+    int64_t d = stream_limit(m, x, y, &ok, &e);
     if (ok) {
-        *lo = yo + max64(0, (int64_t)x->size + d);
+        *lo = yo + max64(0, xs + d);
+        *hi = yo + min64(ys, e);
         return;
     }
-    d = stream_limit(m, y, x, &ok);
-    if (ok) *hi = yo + min64(ys, -d);
+    d = stream_limit(m, y, x, &ok, &e);
+    if (ok) {
+        *lo = yo + max64(0, xs - e);
+        *hi = yo + min64(ys, -d);
+    }
 }
-
-/* Far enough to stand for "no bound" (offsets stay below 2^33). */
-#define PLAN_FAR ((int64_t)1 << 40)
 
 /* Sorts items by the strategy's order (deterministic: ties by index), then
  * places each at a gap among the already-placed buffers whose lifetimes
@@ -237,14 +252,16 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
     }
     mark_views(m);
 
-    /* Lifetimes from the execution order. */
+    /* Lifetimes from the execution order; a fused pair's tail runs inside
+     * its head, and the tensor between them is never in the arena. */
     for (uint32_t i = 0; i < m->n_ops; i++) {
         const edge_op_rt *op = &m->ops[i];
+        const uint32_t at = (op->fused & EDGE_FUSED_TAIL) && i > 0 ? i - 1 : i;
         for (uint32_t k = 0; k < op->n_in + op->n_out; k++) {
             int32_t t = op->io[k];
-            if (t < 0) continue;
-            if (items[t].first > i) items[t].first = i;
-            if (items[t].last < i) items[t].last = i;
+            if (t < 0 || m->tensors[t].fused) continue;
+            if (items[t].first > at) items[t].first = at;
+            if (items[t].last < at) items[t].last = at;
         }
     }
     for (uint32_t k = 0; k < m->n_inputs; k++) items[fb_i32_at(m->inputs, k)].first = 0;
@@ -300,6 +317,23 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
         const plan_item *x = &items[a];
         if (x->id < nt) m->tensors[x->id].offset = (int32_t)x->offset;
         else m->ops[x->id - nt].scratch_offset = (int32_t)x->offset;
+    }
+    /* An op whose output overlaps its input above D runs in reverse (the
+     * placement kept the difference >= E then). */
+    for (uint32_t i = 0; i < m->n_ops; i++) m->ops[i].stream_rev = 0;
+    for (uint32_t a = 0; a < count; a++) {
+        const plan_item *out = &items[a];
+        if (out->id >= nt || out->first >= m->n_ops || out->size == 0) continue;
+        for (uint32_t b = 0; b < count; b++) {
+            const plan_item *in = &items[b];
+            int ok;
+            int64_t e;
+            const int64_t d = in->size ? stream_limit(m, out, in, &ok, &e) : 0;
+            if (!in->size || !ok) continue;
+            const int64_t delta = (int64_t)out->offset - in->offset;
+            if (delta > d && delta < (int64_t)in->size && delta > -(int64_t)out->size)
+                m->ops[out->first].stream_rev = 1;
+        }
     }
     return EDGE_OK;
 }

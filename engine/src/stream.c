@@ -11,6 +11,7 @@ void edge_op_set_stream(edge_op_ctx *c, uint32_t in_mask, int64_t d) {
     in_mask &= (1u << (op->n_in < 8 ? op->n_in : 8)) - 1u;
     op->stream_in = 0;
     op->stream_d16 = 0;
+    op->stream_e16 = EDGE_STREAM_NO_E;
     if (!in_mask || op->n_out < 1) return;
     /* Offsets are multiples of 16: rounding D down loses nothing. */
     int64_t d16 = d >= 0 ? d / 16 : -((-d + 15) / 16);
@@ -18,6 +19,18 @@ void edge_op_set_stream(edge_op_ctx *c, uint32_t in_mask, int64_t d) {
     if (d16 > 32767) d16 = 32767; /* a smaller limit is always safe */
     op->stream_in = (uint8_t)in_mask;
     op->stream_d16 = (int16_t)d16;
+}
+
+void edge_op_set_stream_reverse(edge_op_ctx *c, int64_t e) {
+    if (c->params) return;
+    edge_op_rt *op = c->op;
+    op->stream_e16 = EDGE_STREAM_NO_E;
+    /* One input only: the planner picks one order per op. */
+    if (!op->stream_in || (op->stream_in & (op->stream_in - 1u))) return;
+    /* Rounding E up loses nothing (offsets are multiples of 16). */
+    const int64_t e16 = e >= 0 ? (e + 15) / 16 : -(-e / 16);
+    if (e16 >= EDGE_STREAM_NO_E || e16 < -32767) return;
+    op->stream_e16 = (int16_t)e16;
 }
 
 /* First input row (column) an output row (column) reads: its window's start

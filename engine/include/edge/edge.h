@@ -169,6 +169,16 @@ typedef struct edge_op_info {
      * planned with EDGE_PLAN_NO_OVERLAP. */
     uint32_t stream_inputs;
     int32_t stream_limit;
+    /* The op can also run backwards, its output then at least this many
+     * bytes above the input (INT32_MAX: it cannot); stream_reverse 1 when the
+     * plan needs it to. */
+    int32_t stream_limit_reverse;
+    uint32_t stream_reverse;
+    /* 1: this op also runs op i + 1, row by row; the tensor between them
+     * (this op's output 0) is never in the arena (edge_tensor.data NULL),
+     * and stream_limit is about op i + 1's output. 2: this op runs inside
+     * op i - 1 (its own time shows there). 0: neither. */
+    uint32_t fused;
 } edge_op_info;
 uint32_t edge_num_ops(const edge_model *m);
 edge_status edge_op_info_at(const edge_model *m, uint32_t i, edge_op_info *info);

@@ -39,6 +39,8 @@ typedef struct conv_params {
     int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
     uint32_t mult_off, shift_off; /* byte offsets inside the params block */
     uint32_t scratch_bias_off;    /* where eval folds the effective bias in scratch */
+    uint32_t ring_off, ring_rows; /* fused pair head: the tail's input rows in scratch */
+    uint8_t fused;        /* the head of a fused pair (fused.c) */
     uint8_t direct;       /* 1x1 filter: rows come straight from the input */
     uint8_t pad_byte;     /* input zero point, as stored */
 #ifdef EDGE_SYSTOLIC_X86
@@ -140,8 +142,16 @@ static edge_status prepare(edge_op_ctx *c) {
     uint8_t x86 = is_u8 || k > SYSTOLIC_X86_MAX_K ? (uint8_t)SYSTOLIC_X86_NONE : systolic_x86_level();
 #endif
 
+    /* A fused pair's ring follows the op's own scratch. */
+    const uint32_t ring_off = align16(scratch_bias_off + 4u * (uint32_t)out_c);
     if (!c->params) {
-        if (batches == 1) {
+        op->scratch_bytes = scratch_bias_off + 4u * (uint32_t)out_c;
+        /* A 1x1 stride-1 conv may run the depthwise conv after it row by row. */
+        uint32_t ring_rows = 0, ring_bytes = 0;
+        if (batches == 1 && direct && groups == 1 && stride_h == 1 && stride_w == 1 &&
+            edge_fuse_try(c, (int64_t)in_w * in_c, &ring_rows, &ring_bytes)) {
+            op->scratch_bytes = ring_off + ring_bytes;
+        } else if (batches == 1) {
             const edge_window_geom g = {in_h,
                                         in_w,
                                         out_h,
@@ -155,7 +165,6 @@ static edge_status prepare(edge_op_ctx *c) {
             edge_op_set_stream(c, 1u, edge_window_stream_d(&g, CONV_STREAM_TILE));
         }
         op->params_bytes = shift_off + n_mult;
-        op->scratch_bytes = scratch_bias_off + 4u * (uint32_t)out_c;
         op->macs = (uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w * (uint64_t)out_c * (uint64_t)k;
         op->systolic = 1;
         op->array_cycles = (uint64_t)groups *
@@ -220,6 +229,9 @@ static edge_status prepare(edge_op_ctx *c) {
     p->mult_off = mult_off;
     p->shift_off = shift_off;
     p->scratch_bias_off = scratch_bias_off;
+    p->fused = (uint8_t)((op->fused & EDGE_FUSED_HEAD) != 0);
+    p->ring_off = ring_off;
+    p->ring_rows = p->fused ? (op->scratch_bytes - ring_off) / ((uint32_t)out_w * (uint32_t)out_c) : 0u;
     p->direct = (uint8_t)direct;
     p->pad_byte = (uint8_t)((uint32_t)in_zp & 0xffu);
 
@@ -477,38 +489,16 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
 }
 #endif
 
-static edge_status eval(edge_op_ctx *c) {
-    const conv_params *p = (const conv_params *)c->params;
-    const uint8_t *base = (const uint8_t *)c->params;
-    const uint8_t *in = (const uint8_t *)edge_in_data(c, 0);
-    const uint8_t *filt = (const uint8_t *)edge_in_data(c, 1);
-    uint8_t *out = (uint8_t *)edge_out_data(c, 0);
-    uint8_t *scratch = (uint8_t *)c->scratch;
-    const int32_t *mult = (const int32_t *)(base + p->mult_off);
-    const int8_t *shift = (const int8_t *)(base + p->shift_off);
-
-    /* The effective bias, folded per invoke (see prepare); the x86 VNNI
-     * tile's +128 on activations is folded in the same pass. */
-    int32_t *eff_bias = (int32_t *)(void *)(scratch + p->scratch_bias_off);
-    {
-        systolic_params whole = p->sp;
-        whole.n = p->out_c;
-        whole.weights = filt;
-        int32_t tile_offset = 0;
-        int avx2 = 0;
-#ifdef EDGE_SYSTOLIC_X86
-        if (p->x86 == SYSTOLIC_X86_VNNI) tile_offset = 128;
-        avx2 = p->sum_avx2;
-#endif
-        systolic_fold_bias_tile(&whole, (const int32_t *)edge_in_data(c, 2), tile_offset, avx2, eff_bias);
-    }
+/* The conv on an image (p's geometry), the effective bias folded. */
+static void run(const conv_params *p, const uint8_t *in, const uint8_t *filt, uint8_t *out,
+                const int32_t *eff_bias, const int32_t *mult, const int8_t *shift, uint8_t *scratch) {
 #ifdef EDGE_SYSTOLIC_X86
     if (p->x86) {
         if (small_ok(p))
             eval_x86_small(p, in, filt, out, eff_bias, mult, shift);
         else
             eval_x86(p, in, filt, out, eff_bias, mult, shift);
-        return EDGE_OK;
+        return;
     }
 #endif
 
@@ -544,6 +534,55 @@ static edge_status eval(edge_op_ctx *c) {
             }
         }
     }
+}
+
+/* A fused pair's head: output rows [r0, r1) of a 1x1 stride-1 conv are
+ * the conv of input rows [r0, r1) as an image of their own. */
+typedef struct rows_state {
+    const conv_params *p;
+    const uint8_t *in, *filt;
+    const int32_t *eff_bias, *mult;
+    const int8_t *shift;
+    uint8_t *scratch;
+} rows_state;
+
+static void conv_rows(const void *state, int32_t r0, int32_t r1, uint8_t *dst) {
+    const rows_state *s = (const rows_state *)state;
+    conv_params q = *s->p;
+    q.in_h = q.out_h = r1 - r0;
+    run(&q, s->in + (size_t)r0 * (size_t)q.in_w * (size_t)q.in_c, s->filt, dst, s->eff_bias, s->mult,
+        s->shift, s->scratch);
+}
+
+static edge_status eval(edge_op_ctx *c) {
+    const conv_params *p = (const conv_params *)c->params;
+    const uint8_t *base = (const uint8_t *)c->params;
+    const uint8_t *in = (const uint8_t *)edge_in_data(c, 0);
+    const uint8_t *filt = (const uint8_t *)edge_in_data(c, 1);
+    uint8_t *scratch = (uint8_t *)c->scratch;
+    const int32_t *mult = (const int32_t *)(base + p->mult_off);
+    const int8_t *shift = (const int8_t *)(base + p->shift_off);
+
+    /* The effective bias, folded per invoke (see prepare); the x86 VNNI
+     * tile's +128 on activations is folded in the same pass. */
+    int32_t *eff_bias = (int32_t *)(void *)(scratch + p->scratch_bias_off);
+    {
+        systolic_params whole = p->sp;
+        whole.n = p->out_c;
+        whole.weights = filt;
+        int32_t tile_offset = 0;
+        int avx2 = 0;
+#ifdef EDGE_SYSTOLIC_X86
+        if (p->x86 == SYSTOLIC_X86_VNNI) tile_offset = 128;
+        avx2 = p->sum_avx2;
+#endif
+        systolic_fold_bias_tile(&whole, (const int32_t *)edge_in_data(c, 2), tile_offset, avx2, eff_bias);
+    }
+    if (p->fused) {
+        const rows_state s = {p, in, filt, eff_bias, mult, shift, scratch};
+        return edge_fused_run(c, scratch + p->ring_off, p->ring_rows, conv_rows, &s);
+    }
+    run(p, in, filt, (uint8_t *)edge_out_data(c, 0), eff_bias, mult, shift, scratch);
     return EDGE_OK;
 }
 

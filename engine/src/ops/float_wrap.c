@@ -57,7 +57,7 @@ static int runs_direct(const edge_op_ctx *c) {
         has_bf16 |= t == EDGE_BFLOAT16;
         has_f32 |= t == EDGE_FLOAT32;
     }
-    return !has_bf16 || (is_mover(op->code) && !has_f32);
+    return !has_bf16 || (is_mover(op->impl->code) && !has_f32);
 }
 
 typedef struct saved {
@@ -187,7 +187,7 @@ static edge_status wrap_prepare(edge_op_ctx *c, const edge_op_impl *inner) {
     uint8_t *base = (uint8_t *)c->params;
     const uint32_t total_params = op->params_bytes, total_scratch = op->scratch_bytes;
     const uint8_t stream_in = op->stream_in; /* as the sizing pass left them */
-    const int16_t stream_d16 = op->stream_d16;
+    const int16_t stream_d16 = op->stream_d16, stream_e16 = op->stream_e16;
     edge_op_ctx sizing = *c;
     sizing.params = 0;
     op->params_bytes = op->scratch_bytes = 0;
@@ -208,6 +208,7 @@ static edge_status wrap_prepare(edge_op_ctx *c, const edge_op_impl *inner) {
     op->scratch_bytes = total_scratch;
     op->stream_in = stream_in;
     op->stream_d16 = stream_d16;
+    op->stream_e16 = stream_e16;
     if (st) return st;
     edge_op_ctx in_c = *c;
     in_c.params = h->inner_params ? base + WRAP_HDR : 0;
