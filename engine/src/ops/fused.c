@@ -43,11 +43,11 @@ static void window_rows(const edge_dw_geom *g, int32_t oy0, int32_t oy1, int32_t
     if (*b < *a) *b = *a;
 }
 
-/* Is op j a CONV_2D that could head a pair: 1x1, stride 1, batch 1, one
- * group, int8/uint8, followed by a DEPTHWISE_CONV_2D that alone reads its
- * output? (Shapes only; its prepare checks the rest.) */
 static int read_elsewhere(const edge_model *m, int32_t t, uint32_t tail);
 
+/* Is op j an int8/uint8 CONV_2D that could head a pair: 1x1, stride 1,
+ * batch 1, one group, followed by a DEPTHWISE_CONV_2D that alone reads its
+ * output? (Shapes only; its prepare checks the rest.) */
 static int head_shape(const edge_model *m, uint32_t j) {
     if (j + 1 >= m->n_ops) return 0;
     const edge_op_rt *h = &m->ops[j], *t = &m->ops[j + 1];
