@@ -17,8 +17,12 @@ static void inspect_help(FILE *fp) {
             "\n"
             "For a model: load it on the edgeq engine and list its tensors (type, shape,\n"
             "quantization, bytes, constant or arena offset), its operators (inputs ->\n"
-            "outputs, MACs, systolic kernel or CPU, array cycles, scratch) and the arena\n"
-            "plan (records + activations, and each planned tensor's offset and lifetime).\n"
+            "outputs, MACs, systolic kernel or CPU, array cycles, scratch, and which inputs\n"
+            "its output may overlap when they die at it: 'in0<=-256' = output offset at most\n"
+            "input 0's - 256, '|>=8832' or at least input 0's + 8832 running backwards;\n"
+            "fused pairs: 'runs op 3', the tensor between them 'rows@op2') and the arena plan\n"
+            "(records + activations, and each planned tensor's offset and lifetime;\n"
+            "overlapping rows are such streaming pairs).\n"
             "For an .npy file: its format version, dtype, shape and size.\n"
             "\n"
             "  --json   print one JSON object instead\n"
@@ -79,6 +83,7 @@ typedef struct tensor_row {
     int64_t last_op;
     int graph_input;   /* input index, or -1 */
     int graph_output;  /* output index, or -1 */
+    int fused_in;      /* only ever rows inside this (fused) op's scratch, or -1 */
 } tensor_row;
 
 static int ptr_in(const void *p, const void *base, size_t len) {
@@ -178,6 +183,8 @@ static void print_model_human(const char *path, edgeq_model_file *f, tensor_row 
             snprintf(where, sizeof where, "arena@%lld", (long long)r->offset);
         else if (r->in_arena)
             snprintf(where, sizeof where, "view");
+        else if (r->fused_in >= 0)
+            snprintf(where, sizeof where, "rows@op%d", r->fused_in);
         else
             snprintf(where, sizeof where, "-");
         if (r->graph_input >= 0)
@@ -196,8 +203,8 @@ static void print_model_human(const char *path, edgeq_model_file *f, tensor_row 
                shape, scale, zp, r->t.bytes, where, r->t.name ? r->t.name : "");
     }
     printf("\nops\n");
-    printf("  %5s  %-22s %-28s %14s  %-8s %12s %9s\n", "#", "op", "inputs -> outputs", "MACs",
-           "unit", "cycles", "scratch");
+    printf("  %5s  %-22s %-28s %14s  %-8s %12s %9s  %s\n", "#", "op", "inputs -> outputs", "MACs",
+           "unit", "cycles", "scratch", "stream");
     uint64_t macs = 0, cycles = 0;
     uint32_t systolic = 0;
     for (uint32_t k = 0; k < n_ops; k++) {
@@ -224,9 +231,23 @@ static void print_model_human(const char *path, edgeq_model_file *f, tensor_row 
             n = snprintf(io + at, sizeof io - at, "]");
             if (n > 0 && (size_t)n < sizeof io - at) at += (size_t)n;
         }
-        printf("  %5u  %-22s %-28s %14llu  %-8s %12llu %9u\n", k, info.name ? info.name : "?",
+        char stream[80] = "-";
+        size_t sa = 0;
+        for (uint32_t q = 0; q < 32 && sa + 24 < sizeof stream; q++)
+            if (info.stream_inputs & (1u << q)) {
+                sa += (size_t)snprintf(stream + sa, sizeof stream - sa, "%sin%u<=%d", sa ? "," : "", q,
+                                       (int)info.stream_limit);
+                if (info.stream_limit_reverse != INT32_MAX && sa < sizeof stream)
+                    sa += (size_t)snprintf(stream + sa, sizeof stream - sa, "|>=%d%s",
+                                           (int)info.stream_limit_reverse, info.stream_reverse ? " (runs backwards)" : "");
+            }
+        if (info.fused == 1)
+            snprintf(stream + sa, sizeof stream - sa, "%sruns op %u", sa ? ", " : "", k + 1);
+        else if (info.fused == 2)
+            snprintf(stream, sizeof stream, "runs in op %u", k - 1);
+        printf("  %5u  %-22s %-28s %14llu  %-8s %12llu %9u  %s\n", k, info.name ? info.name : "?",
                io, (unsigned long long)info.macs, info.systolic ? "systolic" : "cpu",
-               (unsigned long long)info.array_cycles, info.scratch_bytes);
+               (unsigned long long)info.array_cycles, info.scratch_bytes, stream);
         macs += info.macs;
         cycles += info.array_cycles;
         systolic += info.systolic ? 1u : 0u;
@@ -273,8 +294,10 @@ static void print_model_json(const char *path, edgeq_model_file *f, tensor_row *
             fprintf(fp, "%s%d", d ? "," : "", (int)r->t.dims[d]);
         fputs("],\"scale\":", fp);
         edgeq_json_number(fp, (double)r->t.scale);
-        fprintf(fp, ",\"zero_point\":%d,\"bytes\":%zu,\"const\":%s,\"arena_offset\":",
-                (int)r->t.zero_point, r->t.bytes, r->is_const ? "true" : "false");
+        fprintf(fp, ",\"zero_point\":%d,\"bytes\":%zu,\"const\":%s,", (int)r->t.zero_point, r->t.bytes,
+                r->is_const ? "true" : "false");
+        if (r->fused_in >= 0) fprintf(fp, "\"rows_in_op\":%d,", r->fused_in);
+        fputs("\"arena_offset\":", fp);
         if (r->offset >= 0)
             fprintf(fp, "%lld", (long long)r->offset);
         else
@@ -302,9 +325,19 @@ static void print_model_json(const char *path, edgeq_model_file *f, tensor_row *
             print_io(fp, info.io + info.n_inputs, info.n_outputs, 1);
         else
             fputs("[]", fp);
-        fprintf(fp, ",\"macs\":%llu,\"systolic\":%s,\"array_cycles\":%llu,\"scratch_bytes\":%u}",
+        fprintf(fp, ",\"macs\":%llu,\"systolic\":%s,\"array_cycles\":%llu,\"scratch_bytes\":%u",
                 (unsigned long long)info.macs, info.systolic ? "true" : "false",
                 (unsigned long long)info.array_cycles, info.scratch_bytes);
+        fputs(",\"stream_inputs\":[", fp);
+        for (uint32_t q = 0, n = 0; q < 32; q++)
+            if (info.stream_inputs & (1u << q)) fprintf(fp, "%s%u", n++ ? "," : "", q);
+        fprintf(fp, "],\"stream_limit\":%d,\"stream_limit_reverse\":", (int)info.stream_limit);
+        if (info.stream_limit_reverse != INT32_MAX)
+            fprintf(fp, "%d", (int)info.stream_limit_reverse);
+        else
+            fputs("null", fp);
+        fprintf(fp, ",\"stream_reverse\":%s,\"fused\":%u}", info.stream_reverse ? "true" : "false",
+                (unsigned)info.fused);
     }
     fputs("]}\n", fp);
 }
@@ -330,6 +363,7 @@ static int inspect_model(const char *path, int json) {
         r->in_arena = ptr_in(r->t.data, f.arena, f.arena_len);
         r->first_op = r->last_op = -1;
         r->graph_input = r->graph_output = -1;
+        r->fused_in = -1;
     }
     for (uint32_t k = 0; k < edge_num_inputs(m); k++) {
         edge_tensor v = edge_input(m, k);
@@ -344,6 +378,8 @@ static int inspect_model(const char *path, int json) {
         if (edge_op_info_at(m, k, &info) != EDGE_OK || !info.io) continue;
         for (uint32_t q = 0; q < info.n_inputs + info.n_outputs; q++)
             if (info.io[q] >= 0 && (uint32_t)info.io[q] < n_tensors) touch(&rows[info.io[q]], k);
+        const int32_t x = info.n_outputs ? info.io[info.n_inputs] : -1;
+        if (info.fused == 1 && x >= 0 && (uint32_t)x < n_tensors) rows[x].fused_in = (int)k;
     }
     for (uint32_t k = 0; k < edge_num_outputs(m); k++) {
         edge_tensor v = edge_output(m, k);

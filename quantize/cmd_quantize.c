@@ -288,7 +288,10 @@ static int build_float(const edgeq_qmodel *m, const char *desc, uint8_t **bytes,
         edgeq_engine_free(e);
         return 0;
     }
-    edgeq_tflite_set_plan(*bytes, plan_at, m->n_t, e);
+    if (edgeq_tflite_set_plan(*bytes, *n, plan_at, m->n_t, why, why_len) != 0) {
+        edgeq_engine_free(e);
+        return 0;
+    }
     *loaded = 1;
     return 0;
 }

@@ -50,6 +50,11 @@ static void *alloc_aligned(size_t n) {
 
 int edgeq_engine_load(edgeq_engine *e, const uint8_t *data, size_t len, char *err,
                       size_t err_len) {
+    return edgeq_engine_load_flags(e, data, len, 0, err, err_len);
+}
+
+int edgeq_engine_load_flags(edgeq_engine *e, const uint8_t *data, size_t len, uint32_t flags, char *err,
+                            size_t err_len) {
     memset(e, 0, sizeof *e);
     /* A generous work arena first (untouched pages cost nothing), grown if
      * the engine asks for more; then exactly what it needs. */
@@ -61,7 +66,7 @@ int edgeq_engine_load(edgeq_engine *e, const uint8_t *data, size_t len, char *er
             set_err(err, err_len, "out of memory (a work arena to size the model)");
             return -1;
         }
-        edge_status s = edge_model_arena_needed(data, len, work, work_len, &need);
+        edge_status s = edge_model_arena_needed_ex(data, len, work, work_len, flags, &need);
         if (s == EDGE_OK) {
             free(work);
             break;
@@ -73,7 +78,7 @@ int edgeq_engine_load(edgeq_engine *e, const uint8_t *data, size_t len, char *er
         }
         edge_model probe;
         memset(&probe, 0, sizeof probe);
-        edge_status s2 = edge_model_init(&probe, data, len, work, work_len);
+        edge_status s2 = edge_model_init_ex(&probe, data, len, work, work_len, flags);
         set_err(err, err_len, "the engine refused the written model: %s: %s",
                 edge_status_str(s2 != EDGE_OK ? s2 : s), edge_model_error(&probe));
         free(work);
@@ -85,7 +90,7 @@ int edgeq_engine_load(edgeq_engine *e, const uint8_t *data, size_t len, char *er
         set_err(err, err_len, "out of memory (the model's arena)");
         return -1;
     }
-    edge_status s = edge_model_init(&e->m, data, len, e->arena, e->arena_len);
+    edge_status s = edge_model_init_ex(&e->m, data, len, e->arena, e->arena_len, flags);
     if (s != EDGE_OK) {
         set_err(err, err_len, "the engine refused the written model: %s: %s", edge_status_str(s),
                 edge_model_error(&e->m));
@@ -425,7 +430,16 @@ done:
     return rc;
 }
 
-void edgeq_tflite_set_plan(uint8_t *data, size_t plan_at, int n_tensors, const edgeq_engine *e) {
+int edgeq_tflite_set_plan(uint8_t *data, size_t len, size_t plan_at, int n_tensors, char *err,
+                          size_t err_len) {
+    /* TFLM runs its own kernels, which promise nothing about the order they
+     * read and write in: plan without the engine's streaming overlaps. */
+    edgeq_engine eng;
+    if (edgeq_engine_load_flags(&eng, data, len, EDGE_PLAN_NO_OVERLAP, err, err_len) != 0) {
+        edgeq_engine_free(&eng);
+        return -1;
+    }
+    const edgeq_engine *e = &eng;
     for (int i = 0; i < n_tensors; i++) {
         int64_t off = edge_tensor_arena_offset(&e->m, (uint32_t)i);
         int32_t v = -1;
@@ -438,6 +452,8 @@ void edgeq_tflite_set_plan(uint8_t *data, size_t plan_at, int n_tensors, const e
         uint8_t *p = data + plan_at + 4 * (size_t)i;
         p[0] = (uint8_t)u, p[1] = (uint8_t)(u >> 8), p[2] = (uint8_t)(u >> 16), p[3] = (uint8_t)(u >> 24);
     }
+    edgeq_engine_free(&eng);
+    return 0;
 }
 
 int edgeq_tflite_build(const edgeq_qmodel *m, const char *description, uint8_t **out,
@@ -455,7 +471,12 @@ int edgeq_tflite_build(const edgeq_qmodel *m, const char *description, uint8_t *
     }
     /* The engine plans at load and, until it reads offline plans, ignores
      * this metadata, so patching it leaves `eng` valid on the final bytes. */
-    edgeq_tflite_set_plan(*out, plan_at, m->n_t, eng);
+    if (edgeq_tflite_set_plan(*out, *len, plan_at, m->n_t, err, err_len) != 0) {
+        edgeq_engine_free(eng);
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
     if (!e) edgeq_engine_free(eng);
     return 0;
 }

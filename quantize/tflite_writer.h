@@ -16,7 +16,9 @@
  *     offset of tensor 0 .. n-1], each offset relative to the start of the
  *     arena's activation area, -1 for constants and for tensors the engine
  *     did not place. The offsets are the engine's own plan, found by loading
- *     the written model with libedge;
+ *     the written model with libedge with EDGE_PLAN_NO_OVERLAP: TFLM's
+ *     kernels keep none of the engine's streaming promises, so no two
+ *     tensors alive at once share a byte there;
  *   - a "serving_default" SignatureDef naming inputs and outputs after the
  *     Keras layers.
  */
@@ -40,6 +42,9 @@ typedef struct edgeq_engine {
  * with exactly the arena it needs. Returns 0, or -1 with the engine's
  * message in `err`; *e needs edgeq_engine_free either way. */
 int edgeq_engine_load(edgeq_engine *e, const uint8_t *data, size_t len, char *err, size_t err_len);
+/* The same with edge_model_init_ex's flags (EDGE_PLAN_*). */
+int edgeq_engine_load_flags(edgeq_engine *e, const uint8_t *data, size_t len, uint32_t flags, char *err,
+                            size_t err_len);
 void edgeq_engine_free(edgeq_engine *e);
 
 /* Serialize `m` into a new 16-byte-aligned heap block (*out, free()).
@@ -49,9 +54,12 @@ void edgeq_engine_free(edgeq_engine *e);
 int edgeq_tflite_serialize(const edgeq_qmodel *m, const char *description, uint8_t **out,
                            size_t *len, size_t *plan_at, char *err, size_t err_len);
 
-/* Fill the offline plan of a serialized model from the engine's plan of the
- * same bytes (loaded in `e`). n_tensors must be the model's tensor count. */
-void edgeq_tflite_set_plan(uint8_t *data, size_t plan_at, int n_tensors, const edgeq_engine *e);
+/* Fill the offline plan of a serialized model (len bytes) from the
+ * engine's plan of the same bytes without streaming overlaps
+ * (EDGE_PLAN_NO_OVERLAP). n_tensors must be the model's tensor count.
+ * Returns 0, or -1 with a message in `err`. */
+int edgeq_tflite_set_plan(uint8_t *data, size_t len, size_t plan_at, int n_tensors, char *err,
+                          size_t err_len);
 
 /* Serialize, load in the engine (which checks the model), write the plan.
  * On success *out holds the final bytes and, when `e` is not NULL, *e the

@@ -37,6 +37,7 @@ typedef struct edge_tensor_state {
     uint32_t bytes;    /* t.bytes (a prepare may settle the type: ADD does) */
     uint8_t type;      /* t.type, likewise */
     uint8_t is_const, is_variable;
+    uint8_t fused;     /* between a fused pair: never in the arena (see fused.c) */
 } edge_tensor_state;
 
 /* Engine-internal state of a loaded model (at the start of the arena). */
@@ -56,7 +57,7 @@ void *edge_tensor_data_at(const edge_model *m, uint32_t t);
 struct edge_op_impl;
 
 /* Runtime record of one operator (lives in the arena; fields ordered so
- * that none pads). */
+ * that none pads: 80 bytes on 64-bit targets). */
 typedef struct edge_op_rt {
     const struct edge_op_impl *impl;
     int32_t *io;             /* n_in inputs then n_out outputs; -1 = optional absent */
@@ -64,14 +65,82 @@ typedef struct edge_op_rt {
     fb_table options;        /* builtin_options table (fb_table_null if absent) */
     uint64_t macs;
     uint64_t array_cycles;
-    int32_t code;            /* BuiltinOperator */
     uint32_t params_bytes;
     uint32_t scratch_bytes;  /* per-invoke scratch, planned like a tensor */
     int32_t scratch_offset;  /* its arena offset, else -1 */
-    uint16_t n_in, n_out;    /* at most EDGE_MAX_OP_IO together */
+    int16_t stream_d16;      /* streaming limit D / 16 (edge_op_set_stream) */
+    int16_t stream_e16;      /* reverse limit E / 16, EDGE_STREAM_NO_E if none */
+    uint8_t stream_in;       /* bit i: output 0 may overlap input i (see below) */
+    uint8_t stream_rev;      /* the plan needs the reverse order (output above input) */
+    uint8_t n_in, n_out;     /* at most EDGE_MAX_OP_IO together */
     uint8_t options_type;
     uint8_t systolic;        /* runs on the systolic kernel */
+    uint8_t fused;           /* EDGE_FUSED_* */
 } edge_op_rt;
+
+/* A fused pair (ops/fused.c): the head runs the tail inside its own eval,
+ * row by row, and the tensor between them only ever exists as a few rows in
+ * the head's scratch. The tail's eval is skipped; for the planner the pair
+ * is one op at the head's index, whose streaming output is the tail's. */
+enum { EDGE_FUSED_HEAD = 1, EDGE_FUSED_TAIL = 2 };
+
+/*
+ * Streaming outputs: the contract that lets the planner overlap an op's
+ * output with an input that dies at that op.
+ *
+ * An op may declare, in its sizing pass (edge_op_set_stream), a set of
+ * inputs and a limit D in bytes (a multiple of 16, usually negative). It
+ * promises, for output 0 and each declared input i:
+ *
+ *     after it writes byte w of output 0, the op never reads byte r of
+ *     input i with r <= w + D   (byte indices from each tensor's start).
+ *
+ * Then, when input i is last read by this op, the planner may place output
+ * 0 at any offset out_off <= in_off + D, even overlapping input i: a write
+ * to output byte w lands on input byte w + (out_off - in_off) <= w + D,
+ * which is never read again. Every eval path of the op (portable, x86
+ * AVX2/VNNI, Arm DSP/NEON/MVE, whatever the build or CPU picks) must keep
+ * the promise, and D must not depend on which one runs: the plan is the
+ * same on every target. A kernel writer who changes an op's loop order
+ * (channel blocks outermost, tiles out of raster order, reading ahead,
+ * writing an output row before reading the input it needs) must change D
+ * with it, or clear the declaration.
+ *
+ * The declarations in use (batch 1 only; ops/stream.c derives D):
+ *   - CONV_2D: output pixels in raster (NHWC) order, in tiles of at most 16
+ *     pixels starting at multiples of 16 (the x86 panel kernels: 16; the
+ *     portable/DSP/NEON GEMM: EDGE_SYSTOLIC_ROWS, which must divide 16), all
+ *     channels (and groups) of a tile before the next tile; a tile reads
+ *     only the input its own pixels' windows cover (in im2col, panels or
+ *     straight from the input) and writes only its own pixels.
+ *   - DEPTHWISE_CONV_2D with at most 64 output channels (the portable, DSP
+ *     and AVX2 kernels loop over 64-channel blocks outermost; one block
+ *     leaves raster order): one output row at a time, raster order.
+ *   - AVERAGE_POOL_2D, MAX_POOL_2D: one output pixel at a time, raster order.
+ *   - ADD, SUB, MUL: inputs of the output's shape and element size, D = 0:
+ *     element i (or a block of them) is read before it is written, in
+ *     increasing order.
+ *   - Fused pairs (fused.c): the tail's output over the head's input 0, in
+ *     chunks of output rows, forwards (D) or backwards (E).
+ * For the windowed ops, with tiles [p0, p0 + T) of output pixels:
+ *   R(p0) = the lowest input byte any pixel >= p0 reads (its window's first
+ *           row and column clipped to the image, NHWC),
+ *   W(p0) = min(p0 + T, pixels) * output bytes per pixel,
+ *   D     = min over tile starts p0 of R(p0) - W(p0), rounded down to 16.
+ * Ops run through float_wrap with a BFLOAT16 operand declare nothing.
+ *
+ * Reverse: an op that can also produce its output from the end backwards
+ * may declare a second limit E for a single input. Run in reverse, it
+ * promises: after it writes byte w of output 0, it never reads byte r of
+ * the input with r >= w + E. The planner may then place the output at
+ * out_off >= in_off + E instead (over the input's end); when it does, it
+ * sets stream_rev, and the op must run in reverse. Fused pairs declare both
+ * (fused.c).
+ *
+ * edgeq writes its plan into the .tflite files it makes for TFLM, whose
+ * kernels keep no such promise: those plans are made with
+ * EDGE_PLAN_NO_OVERLAP (edge_model_init_ex), which ignores declarations.
+ */
 
 /* What an operator's prepare and eval see. */
 typedef struct edge_op_ctx {
@@ -145,6 +214,45 @@ int32_t edge_q_zero(const edge_tensor_rt *t, uint32_t i);
 int64_t edge_numel(const edge_tensor *t);
 int32_t edge_dim(const edge_tensor *t, int32_t i);
 int edge_same_shape(const edge_tensor *a, const edge_tensor *b);
+
+/* Declare, in the sizing pass, that output 0 streams over the inputs in
+ * in_mask (bit i = input i, i < 8) with limit d bytes (see "Streaming
+ * outputs" above). Rounds d down to 16; a d too negative to store
+ * declares nothing (always safe). */
+void edge_op_set_stream(edge_op_ctx *c, uint32_t in_mask, int64_t d);
+
+/* After edge_op_set_stream with one input: the op can also run in reverse
+ * (see "Streaming outputs"), with limit e (rounded up to 16; too large to
+ * store: no reverse). */
+#define EDGE_STREAM_NO_E INT16_MAX
+void edge_op_set_stream_reverse(edge_op_ctx *c, int64_t e);
+
+/* D for a windowed op over one NHWC image (see "Streaming outputs"): in_px
+ * and out_px are bytes per pixel, tile the output pixels per tile. */
+typedef struct edge_window_geom {
+    int32_t in_h, in_w, out_h, out_w;
+    int32_t stride_h, stride_w, pad_h, pad_w;
+    int64_t in_px, out_px;
+} edge_window_geom;
+int64_t edge_window_stream_d(const edge_window_geom *g, int64_t tile);
+
+/* ADD, SUB, MUL: D = 0 over each of inputs a, b (b may be NULL) that has
+ * the output's shape and type (a broadcast input is read out of order). */
+void edge_stream_elementwise(edge_op_ctx *c, const edge_tensor_rt *a, const edge_tensor_rt *b,
+                             const edge_tensor_rt *out);
+
+/* Fused pairs (ops/fused.c): a 1x1 stride-1 CONV_2D (the head) followed by
+ * the DEPTHWISE_CONV_2D that alone reads its output. */
+typedef void (*edge_rows_fn)(const void *state, int32_t r0, int32_t r1, uint8_t *dst);
+/* The head's sizing pass: fuse with the next op if it can. in_row_bytes:
+ * one row of the head's input. On success marks both ops and the tensor,
+ * declares the pair's streaming limit over the head's input 0, and returns
+ * the ring's rows and bytes (the head adds them to its scratch). */
+int edge_fuse_try(edge_op_ctx *c, int64_t in_row_bytes, uint32_t *ring_rows, uint32_t *ring_bytes);
+/* The head's eval: the tail's output, computing the head's output rows
+ * [r0, r1) into dst with rows(state, r0, r1, dst) as the tail needs them. */
+edge_status edge_fused_run(const edge_op_ctx *c, uint8_t *ring, uint32_t ring_rows, edge_rows_fn rows,
+                           const void *state);
 
 /* Record an error ("op 3 (CONV_2D): <message>") on the model and return s.
  * fmt understands %s %d %u %ld %lu %zu %x %c and %%. */

@@ -153,6 +153,7 @@ static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32
 static void *tensor_data(const edge_model *m, uint32_t t) {
     const edge_tensor_state *s = &m->tensors[t];
     if (s->is_const) return (void *)(uintptr_t)(m->data + s->data_off);
+    if (s->fused) return 0; /* only ever rows in a fused pair's scratch */
     const uint8_t *act = m->rt->act;
     if (!act) return 0;
     if (s->alias_of >= 0) s = &m->tensors[s->alias_of];
@@ -278,10 +279,12 @@ static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32
     s->type = (uint8_t)r->t.type;
     s->is_const = r->is_const;
     s->is_variable = r->is_variable;
+    s->fused = 0;
     return EDGE_OK;
 }
 
-static edge_status unsupported_op(edge_model *m, uint32_t i, const edge_op_rt *op, const char *custom) {
+static edge_status unsupported_op(edge_model *m, uint32_t i, const edge_op_rt *op, int32_t opcode,
+                                  const char *custom) {
     char types[96];
     uint32_t n = 0;
     for (uint32_t k = 0; k < op->n_in + op->n_out && n + 12 < sizeof types; k++) {
@@ -299,7 +302,7 @@ static edge_status unsupported_op(edge_model *m, uint32_t i, const edge_op_rt *o
         return edge_fail(m, EDGE_ERR_UNSUPPORTED, "op %u: custom op '%s' is not supported (%s)", i,
                          custom, types);
     return edge_fail(m, EDGE_ERR_UNSUPPORTED, "op %u: %s (builtin %d) is not supported (%s)", i,
-                     edge_builtin_name(op->code), (int)op->code, types);
+                     edge_builtin_name(opcode), (int)opcode, types);
 }
 
 static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i, edge_op_rt *op,
@@ -310,10 +313,10 @@ static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i
     /* The real code is the larger of the old byte field and the int32 one. */
     int32_t dep = fb_i8(code, OPCODE_DEPRECATED_BUILTIN, 0);
     int32_t ext = fb_i32(code, OPCODE_BUILTIN, 0);
-    op->code = dep > ext ? dep : ext;
+    const int32_t opcode = dep > ext ? dep : ext;
     fb_vec in = fb_vec_field(o, OP_INPUTS, 4), out = fb_vec_field(o, OP_OUTPUTS, 4);
-    op->n_in = (uint16_t)in.count; /* EDGE_MAX_OP_IO checked at init */
-    op->n_out = (uint16_t)out.count;
+    op->n_in = (uint8_t)in.count; /* EDGE_MAX_OP_IO checked at init */
+    op->n_out = (uint8_t)out.count;
     op->io = *io_cursor;
     *io_cursor += in.count + out.count;
     for (uint32_t k = 0; k < in.count; k++) op->io[k] = fb_i32_at(fb_vec_data(in), k);
@@ -326,15 +329,16 @@ static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i
             return edge_fail(m, EDGE_ERR_MODEL, "op %u writes constant tensor %d '%s'", i,
                              op->io[in.count + k], tensor_name(m, op->io[in.count + k]));
     }
-    op->impl = edge_op_find(op->code);
+    op->impl = edge_op_find(opcode);
     if (op->n_in > 0 && op->io[0] >= 0) {
         /* FLOAT32/BFLOAT16 activations run on the op's float twin, if any. */
         edge_type t0 = (edge_type)m->tensors[op->io[0]].type;
         const edge_op_impl *f =
-            (t0 == EDGE_FLOAT32 || t0 == EDGE_BFLOAT16) ? edge_op_find_float(op->code) : 0;
+            (t0 == EDGE_FLOAT32 || t0 == EDGE_BFLOAT16) ? edge_op_find_float(opcode) : 0;
         if (f) op->impl = f;
     }
-    if (!op->impl) return unsupported_op(m, i, op, op->code == 32 ? fb_string(code, OPCODE_CUSTOM) : 0);
+    if (!op->impl)
+        return unsupported_op(m, i, op, opcode, opcode == 32 ? fb_string(code, OPCODE_CUSTOM) : 0);
     return EDGE_OK;
 }
 
@@ -394,6 +398,10 @@ static edge_status prepare_all(edge_model *m, uint8_t *params_base, size_t *para
             op->params_bytes = op->scratch_bytes = 0;
             op->macs = op->array_cycles = 0;
             op->systolic = 0;
+            op->stream_in = 0;
+            op->stream_d16 = 0;
+            op->stream_e16 = EDGE_STREAM_NO_E;
+            op->stream_rev = 0;
             for (uint32_t k = 0; k < op->n_in + op->n_out; k++) slots[k].buffer = UINT32_MAX;
         }
         edge_status st = op->impl->prepare(&c);
@@ -419,8 +427,15 @@ static edge_status prepare_all(edge_model *m, uint8_t *params_base, size_t *para
 
 edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void *arena,
                             size_t arena_len) {
+    return edge_model_init_ex(m, data, len, arena, arena_len, 0);
+}
+
+edge_status edge_model_init_ex(edge_model *m, const uint8_t *data, size_t len, void *arena,
+                               size_t arena_len, uint32_t flags) {
     if (!m) return EDGE_ERR_ARG;
     edge_memset(m, 0, sizeof *m);
+    if (flags & ~EDGE_PLAN_NO_OVERLAP) return edge_fail(m, EDGE_ERR_ARG, "unknown flags 0x%x", flags);
+    m->flags = flags;
     if (!data) return edge_fail(m, EDGE_ERR_ARG, "model data is NULL");
     if ((uintptr_t)data & 3u) return edge_fail(m, EDGE_ERR_ARG, "model data must be 4-byte aligned");
     if (!arena && arena_len) return edge_fail(m, EDGE_ERR_ARG, "arena is NULL but arena_len is %zu", arena_len);
@@ -519,10 +534,15 @@ edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void
 
 edge_status edge_model_arena_needed(const uint8_t *data, size_t len, void *work, size_t work_len,
                                     size_t *needed) {
+    return edge_model_arena_needed_ex(data, len, work, work_len, 0, needed);
+}
+
+edge_status edge_model_arena_needed_ex(const uint8_t *data, size_t len, void *work, size_t work_len,
+                                       uint32_t flags, size_t *needed) {
     edge_model tmp;
     if (!needed) return EDGE_ERR_ARG;
     *needed = 0;
-    edge_status st = edge_model_init(&tmp, data, len, work, work_len);
+    edge_status st = edge_model_init_ex(&tmp, data, len, work, work_len, flags);
     if (st == EDGE_OK || (st == EDGE_ERR_ARENA && tmp.arena_needed_exact)) {
         *needed = tmp.arena_needed;
         return EDGE_OK;
@@ -539,7 +559,8 @@ edge_status edge_invoke(edge_model *m) {
         edge_op_ctx c = {m, i, op, op->params, 0, 0};
         if (op->scratch_offset >= 0) c.scratch = m->arena + m->arena_records + op->scratch_offset;
         if (m->profile) m->profile(m->profile_user, i, op->impl->name, 0);
-        edge_status st = op->impl->eval(&c);
+        /* A fused pair's tail ran inside its head. */
+        edge_status st = (op->fused & EDGE_FUSED_TAIL) ? EDGE_OK : op->impl->eval(&c);
         if (m->profile) m->profile(m->profile_user, i, op->impl->name, 1);
         if (st) {
             if (!m->error[0]) edge_op_fail(&c, st, "eval failed: %s", edge_status_str(st));
@@ -592,7 +613,7 @@ edge_status edge_op_info_at(const edge_model *m, uint32_t i, edge_op_info *info)
     if (i >= m->n_ops) return EDGE_ERR_ARG;
     const edge_op_rt *op = &m->ops[i];
     info->name = op->impl->name;
-    info->builtin_code = op->code;
+    info->builtin_code = op->impl->code;
     info->n_inputs = op->n_in;
     info->n_outputs = op->n_out;
     info->io = op->io;
@@ -600,6 +621,13 @@ edge_status edge_op_info_at(const edge_model *m, uint32_t i, edge_op_info *info)
     info->systolic = op->systolic;
     info->array_cycles = op->array_cycles;
     info->scratch_bytes = op->scratch_bytes;
+    const int streams = !(m->flags & EDGE_PLAN_NO_OVERLAP) && op->stream_in;
+    info->stream_inputs = streams ? op->stream_in : 0u;
+    info->stream_limit = streams ? (int32_t)op->stream_d16 * 16 : 0;
+    info->stream_limit_reverse =
+        streams && op->stream_e16 != EDGE_STREAM_NO_E ? (int32_t)op->stream_e16 * 16 : INT32_MAX;
+    info->stream_reverse = streams ? op->stream_rev : 0u;
+    info->fused = (op->fused & EDGE_FUSED_HEAD) ? 1 : ((op->fused & EDGE_FUSED_TAIL) ? 2 : 0);
     return EDGE_OK;
 }
 

@@ -6,6 +6,12 @@
  * from the execution order. Buffers are placed largest first, each at the
  * smallest gap among the already-placed buffers whose lifetimes overlap its
  * own (best fit), else on top. The result is fixed before the first invoke.
+ *
+ * Two buffers alive at the same time get bytes of their own, except an op's
+ * output 0 and an input that dies at that op when the op declares a
+ * streaming limit D for it ("Streaming outputs" in edge_internal.h): the
+ * output may then sit anywhere at or below the input's offset + D, over the
+ * input's bytes too. EDGE_PLAN_NO_OVERLAP ignores the declarations.
  */
 #include "model.h"
 
@@ -13,7 +19,7 @@ typedef struct plan_item {
     uint32_t size;
     uint32_t first, last;
     uint32_t id; /* tensor index, or n_tensors + op index for scratch */
-    uint32_t offset;
+    int32_t offset;
 } plan_item;
 
 size_t edge_plan_work_bytes(const edge_model *m) {
@@ -47,13 +53,24 @@ static void mark_views(edge_model *m) {
     }
 }
 
-/* Strategy bit 0: order by first use (then size) instead of largest first.
- * Bit 1: first fit (lowest offset) instead of best fit (smallest gap). */
-#define PLAN_STRATEGIES 4u
+/* Strategy bit 0: first fit (lowest offset) instead of best fit (smallest
+ * gap). Bit 1: free placement: offsets may go below 0, each buffer where it
+ * grows the extent least (then all shift up). strategy / 4: the order,
+ * largest first, by first use, or by last use backwards: a streaming output
+ * wants to sit below its input, and its own output below it, which placing
+ * in execution order upward from 0 often cannot give them; placed
+ * backwards, each input comes after its output, above it. */
+#define PLAN_STRATEGIES 12u
 
 static int goes_before(const plan_item *x, const plan_item *y, uint32_t strategy) {
-    if (strategy & 1u) {
+    const uint32_t order = strategy / 4u;
+    if (order == 1u) {
         if (x->first != y->first) return x->first < y->first;
+        if (x->size != y->size) return x->size > y->size;
+        return x->id < y->id;
+    }
+    if (order == 2u) {
+        if (x->last != y->last) return x->last > y->last;
         if (x->size != y->size) return x->size > y->size;
         return x->id < y->id;
     }
@@ -62,11 +79,75 @@ static int goes_before(const plan_item *x, const plan_item *y, uint32_t strategy
     return x->id < y->id;
 }
 
+/* Far enough to stand for "no bound" (offsets stay below 2^33). */
+#define PLAN_FAR ((int64_t)1 << 40)
+
+/* If output 0 of op k = out->first may overlap `in` (a declared input that
+ * dies at op k, and every input slot of op k holding it is declared), the
+ * limit D in bytes, and in *e the reverse limit E (PLAN_FAR if none); else
+ * 0 with *ok = 0. */
+static int64_t stream_limit(const edge_model *m, const plan_item *out, const plan_item *in, int *ok,
+                            int64_t *e) {
+    *ok = 0;
+    *e = PLAN_FAR;
+    const uint32_t nt = m->n_tensors, k = out->first;
+    if (out->id >= nt || in->id >= nt || k >= m->n_ops || in->last != k) return 0;
+    const edge_op_rt *op = &m->ops[k];
+    /* A fused pair streams the tail's output over the head's inputs. */
+    const edge_op_rt *producer = (op->fused & EDGE_FUSED_HEAD) && k + 1 < m->n_ops ? &m->ops[k + 1] : op;
+    if (!op->stream_in || producer->n_out < 1 || root_of(m, producer->io[producer->n_in]) != (int32_t)out->id)
+        return 0;
+    int found = 0;
+    for (uint32_t i = 0; i < op->n_in; i++) {
+        if (root_of(m, op->io[i]) != (int32_t)in->id) continue;
+        if (i >= 8 || !(op->stream_in & (1u << i))) return 0;
+        found = 1;
+    }
+    *ok = found;
+    if (op->stream_e16 != EDGE_STREAM_NO_E && !(op->stream_in & (op->stream_in - 1u)))
+        *e = (int64_t)op->stream_e16 * 16;
+    return (int64_t)op->stream_d16 * 16;
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* The bytes placed buffer y keeps x from: [*lo, *hi), meaning x.off is
+ * forbidden in (lo - x.size, hi), which is empty when hi <= lo - x.size
+ * (hi may be below lo: the span is then a barrier x must not straddle).
+ * Its own bytes, unless x and y are a streaming pair, allowed to overlap
+ * when out.off <= in.off + D, or out.off >= in.off + E in reverse: the
+ * difference out.off - in.off is forbidden in (max(-out.size, D),
+ * min(in.size, E)), so
+ *   - output x over input y: y blocks [y.off + max(0, x.size + D), y.off + min(y.size, E));
+ *   - input x under output y: y blocks [y.off + max(0, x.size - E), y.off + min(y.size, -D)). */
+static void blocked(const edge_model *m, const plan_item *x, const plan_item *y, int64_t *lo, int64_t *hi) {
+    const int64_t yo = y->offset, ys = y->size, xs = x->size;
+    *lo = yo;
+    *hi = yo + ys;
+    if (m->flags & EDGE_PLAN_NO_OVERLAP) return;
+    int ok;
+    int64_t e;
+    int64_t d = stream_limit(m, x, y, &ok, &e);
+    if (ok) {
+        *lo = yo + max64(0, xs + d);
+        *hi = yo + min64(ys, e);
+        return;
+    }
+    d = stream_limit(m, y, x, &ok, &e);
+    if (ok) {
+        *lo = yo + max64(0, xs - e);
+        *hi = yo + min64(ys, -d);
+    }
+}
+
 /* Sorts items by the strategy's order (deterministic: ties by index), then
  * places each at a gap among the already-placed buffers whose lifetimes
- * overlap its own, else on top. Returns the peak. Insertion sort: graphs
- * here have hundreds of buffers. */
-static size_t place(plan_item *items, uint32_t *placed, uint32_t count, uint32_t strategy) {
+ * overlap its own. Returns the peak, every offset then >= 0, or -1 when
+ * the activations would not fit in 2 GiB. Insertion sorts: graphs here have
+ * hundreds of buffers. */
+static int64_t place(const edge_model *m, plan_item *items, uint32_t *placed, uint32_t count,
+                     uint32_t strategy) {
     for (uint32_t a = 1; a < count; a++) {
         plan_item x = items[a];
         uint32_t b = a;
@@ -76,38 +157,83 @@ static size_t place(plan_item *items, uint32_t *placed, uint32_t count, uint32_t
         }
         items[b] = x;
     }
-    size_t top = 0;
+    const int free = (strategy & 2u) != 0;
+    int64_t gmin = 0, gmax = 0; /* the extent so far */
     for (uint32_t a = 0; a < count; a++) {
         plan_item *x = &items[a];
-        /* Placed buffers alive at the same time, in offset order. */
+        const int64_t size = x->size;
+        x->offset = 0;
+        if (free && size == 0) continue;
+        /* Placed buffers alive at the same time that block some bytes, in
+         * order of the first byte they block. */
         uint32_t np = 0;
         for (uint32_t b = 0; b < a; b++) {
             const plan_item *y = &items[b];
             if (y->size == 0 || y->last < x->first || y->first > x->last) continue;
+            int64_t lo, hi, lo2, hi2;
+            blocked(m, x, y, &lo, &hi);
+            if (hi <= lo - size) continue; /* forbids nothing */
             uint32_t c = np++;
-            while (c > 0 && items[placed[c - 1]].offset > y->offset) {
+            while (c > 0) {
+                blocked(m, x, &items[placed[c - 1]], &lo2, &hi2);
+                if (lo2 <= lo) break;
                 placed[c] = placed[c - 1];
                 c--;
             }
             placed[c] = b;
         }
-        uint32_t cursor = 0, best = UINT32_MAX, best_gap = UINT32_MAX;
-        for (uint32_t k = 0; k < np; k++) {
-            const plan_item *y = &items[placed[k]];
-            if (y->offset > cursor) {
-                uint32_t gap = y->offset - cursor;
-                if (gap >= x->size && gap < best_gap) {
-                    best_gap = gap;
-                    best = cursor;
-                    if (strategy & 2u) break;
+        int64_t off;
+        if (!free) {
+            /* Upward from 0: the best (or first) gap that fits, else on top. */
+            int64_t cursor = 0, best = -1, best_gap = INT64_MAX;
+            for (uint32_t k = 0; k < np; k++) {
+                int64_t lo, hi;
+                blocked(m, x, &items[placed[k]], &lo, &hi);
+                if (lo > cursor) {
+                    const int64_t gap = lo - cursor;
+                    if (gap >= size && gap < best_gap) {
+                        best_gap = gap;
+                        best = cursor;
+                        if (strategy & 1u) break;
+                    }
                 }
+                if (hi > cursor) cursor = hi;
             }
-            if (y->offset + y->size > cursor) cursor = y->offset + y->size;
+            off = best >= 0 ? best : cursor;
+        } else {
+            /* Every gap, unbounded below the first span and above the last:
+             * in each, the offset nearest the ones that keep the extent
+             * ([want_lo, want_hi]); the gap of least extent wins, ties to
+             * the smaller gap (or the lower offset). */
+            const int64_t want_lo = min64(gmin, gmax - size), want_hi = max64(gmin, gmax - size);
+            int64_t cursor = -PLAN_FAR, best = 0, best_cost = INT64_MAX, best_gap = INT64_MAX;
+            for (uint32_t k = 0; k <= np; k++) {
+                int64_t lo = PLAN_FAR, hi = PLAN_FAR;
+                if (k < np) blocked(m, x, &items[placed[k]], &lo, &hi);
+                if (lo - cursor >= size) {
+                    const int64_t top = lo - size;
+                    const int64_t c = top < want_lo ? top : (cursor > want_hi ? cursor : max64(cursor, want_lo));
+                    const int64_t cost = max64(gmax, c + size) - min64(gmin, c), gap = lo - cursor;
+                    if (cost < best_cost ||
+                        (cost == best_cost && ((strategy & 1u) ? c < best : gap < best_gap))) {
+                        best_cost = cost;
+                        best_gap = gap;
+                        best = c;
+                    }
+                }
+                if (hi > cursor) cursor = hi;
+            }
+            off = best;
         }
-        x->offset = best != UINT32_MAX ? best : cursor;
-        if ((size_t)x->offset + x->size > top) top = (size_t)x->offset + x->size;
+        if (off < -0x7fffffffll || off + size > 0x7fffffffll) return -1;
+        x->offset = (int32_t)off;
+        gmin = min64(gmin, off);
+        gmax = max64(gmax, off + size);
     }
-    return top;
+    if (gmax - gmin > 0x7fffffffll) return -1;
+    for (uint32_t a = 0; a < count; a++)
+        if (items[a].size) items[a].offset = (int32_t)(items[a].offset - gmin);
+    return gmax - gmin;
 }
 
 edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
@@ -126,14 +252,16 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
     }
     mark_views(m);
 
-    /* Lifetimes from the execution order. */
+    /* Lifetimes from the execution order; a fused pair's tail runs inside
+     * its head, and the tensor between them is never in the arena. */
     for (uint32_t i = 0; i < m->n_ops; i++) {
         const edge_op_rt *op = &m->ops[i];
+        const uint32_t at = (op->fused & EDGE_FUSED_TAIL) && i > 0 ? i - 1 : i;
         for (uint32_t k = 0; k < op->n_in + op->n_out; k++) {
             int32_t t = op->io[k];
-            if (t < 0) continue;
-            if (items[t].first > i) items[t].first = i;
-            if (items[t].last < i) items[t].last = i;
+            if (t < 0 || m->tensors[t].fused) continue;
+            if (items[t].first > at) items[t].first = at;
+            if (items[t].last < at) items[t].last = at;
         }
     }
     for (uint32_t k = 0; k < m->n_inputs; k++) items[fb_i32_at(m->inputs, k)].first = 0;
@@ -176,17 +304,36 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
     /* Greedy placement is a heuristic: a few orders and fit rules are tried
      * and the smallest peak is kept (then replayed, so offsets match it). */
     uint32_t best_s = 0;
-    size_t best_top = SIZE_MAX;
+    int64_t best_top = INT64_MAX;
     for (uint32_t s = 0; s < PLAN_STRATEGIES; s++) {
-        size_t top = place(items, placed, count, s);
-        if (top < best_top) best_top = top, best_s = s;
+        const int64_t top = place(m, items, placed, count, s);
+        if (top >= 0 && top < best_top) best_top = top, best_s = s;
     }
-    *peak = place(items, placed, count, best_s);
+    const int64_t top = best_top == INT64_MAX ? -1 : place(m, items, placed, count, best_s);
+    if (top < 0) return edge_fail(m, EDGE_ERR_UNSUPPORTED, "activations larger than 2 GiB");
+    *peak = (size_t)top;
 
     for (uint32_t a = 0; a < count; a++) {
         const plan_item *x = &items[a];
         if (x->id < nt) m->tensors[x->id].offset = (int32_t)x->offset;
         else m->ops[x->id - nt].scratch_offset = (int32_t)x->offset;
+    }
+    /* An op whose output overlaps its input above D runs in reverse (the
+     * placement kept the difference >= E then). */
+    for (uint32_t i = 0; i < m->n_ops; i++) m->ops[i].stream_rev = 0;
+    for (uint32_t a = 0; a < count; a++) {
+        const plan_item *out = &items[a];
+        if (out->id >= nt || out->first >= m->n_ops || out->size == 0) continue;
+        for (uint32_t b = 0; b < count; b++) {
+            const plan_item *in = &items[b];
+            int ok;
+            int64_t e;
+            const int64_t d = in->size ? stream_limit(m, out, in, &ok, &e) : 0;
+            if (!in->size || !ok) continue;
+            const int64_t delta = (int64_t)out->offset - in->offset;
+            if (delta > d && delta < (int64_t)in->size && delta > -(int64_t)out->size)
+                m->ops[out->first].stream_rev = 1;
+        }
     }
     return EDGE_OK;
 }

@@ -21,10 +21,25 @@ void edge_memmove(void *dst, const void *src, size_t n) {
     const uint8_t *s = (const uint8_t *)src;
     if (d == s || n == 0) return;
     if (d < s) {
+        /* Forward, eight bytes at a time: each word is read before the
+         * write that may overlap its source (fused pairs move rows down). */
+        for (; n >= 8; n -= 8, d += 8, s += 8) {
+            uint64_t w;
+            __builtin_memcpy(&w, s, 8);
+            __builtin_memcpy(d, &w, 8);
+        }
         while (n--) *d++ = *s++;
     } else {
+        /* Backward, likewise. */
         d += n;
         s += n;
+        for (; n >= 8; n -= 8) {
+            d -= 8;
+            s -= 8;
+            uint64_t w;
+            __builtin_memcpy(&w, s, 8);
+            __builtin_memcpy(d, &w, 8);
+        }
         while (n--) *--d = *--s;
     }
 }
@@ -121,7 +136,7 @@ edge_status edge_fail(edge_model *m, edge_status st, const char *fmt, ...) {
 edge_status edge_op_fail(const edge_op_ctx *c, edge_status st, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    set_error(c->m, edge_builtin_name(c->op->code), (int64_t)c->index, fmt, ap);
+    set_error(c->m, edge_builtin_name(c->op->impl ? c->op->impl->code : -1), (int64_t)c->index, fmt, ap);
     va_end(ap);
     return st;
 }

@@ -217,6 +217,57 @@ static void test_double_requant_rounds_half_away_from_zero(void **state) {
     assert_int_equal(out[3], -3);
 }
 
+/* The eval-time bias fold: every tail of k (SIMD blocks and the scalar
+ * rest), int8 and uint8, input and filter offsets, with and without the x86
+ * tile offset and the AVX2 sums, against the sum written out. */
+static void test_fold_bias_tile_matches_reference(void **state) {
+    (void)state;
+    static const int32_t ks[] = {1, 3, 15, 16, 17, 31, 32, 33, 47, 48, 64, 100, 147, 640};
+    int avx2_max = 0; /* the AVX2 sums only where the CPU has AVX2 */
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    avx2_max = __builtin_cpu_supports("avx2") ? 1 : 0;
+#endif
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+        for (int is_unsigned = 0; is_unsigned < 2; is_unsigned++) {
+            const int32_t k = ks[ki], n = 5;
+            uint8_t *w = malloc((size_t)n * (size_t)k);
+            int32_t bias[5], eff[5];
+            for (int32_t i = 0; i < n * k; i++) w[i] = (uint8_t)rnd();
+            for (int32_t c = 0; c < n; c++) bias[c] = (int32_t)rnd();
+            systolic_params p;
+            memset(&p, 0, sizeof p);
+            p.k = k;
+            p.n = n;
+            p.weights = w;
+            p.is_unsigned = (uint8_t)is_unsigned;
+            p.input_offset = rnd_range(-255, 255);
+            p.filter_offset = is_unsigned ? rnd_range(-255, 0) : 0;
+            for (int32_t tile = 0; tile <= 128; tile += 128) {
+                for (int avx2 = 0; avx2 <= avx2_max; avx2++) {
+                    for (int with_bias = 0; with_bias < 2; with_bias++) {
+                        systolic_fold_bias_tile(&p, with_bias ? bias : NULL, tile, avx2, eff);
+                        for (int32_t c = 0; c < n; c++) {
+                            uint32_t ws = 0;
+                            for (int32_t i = 0; i < k; i++) ws += (uint32_t)elem(w, is_unsigned, (size_t)(c * k + i));
+                            uint32_t want = (with_bias ? (uint32_t)bias[c] : 0u) + (uint32_t)p.input_offset * ws +
+                                            (uint32_t)k * (uint32_t)p.input_offset * (uint32_t)p.filter_offset -
+                                            (uint32_t)tile * ws;
+                            assert_int_equal(eff[c], (int32_t)want);
+                        }
+                    }
+                }
+            }
+            /* The input offset the tile cancels (-128 zero point): no pass. */
+            p.input_offset = 128;
+            p.filter_offset = 0;
+            systolic_fold_bias_tile(&p, bias, 128, 0, eff);
+            for (int32_t c = 0; c < n; c++) assert_int_equal(eff[c], bias[c]);
+            free(w);
+        }
+    }
+}
+
 static void test_cycle_estimate(void **state) {
     (void)state;
     const uint64_t R = EDGE_SYSTOLIC_ROWS, C = EDGE_SYSTOLIC_COLS;
@@ -340,6 +391,7 @@ int main(void) {
         cmocka_unit_test(test_accumulator_wraps_like_int32),
         cmocka_unit_test(test_double_requant_rounds_half_away_from_zero),
         cmocka_unit_test(test_cycle_estimate),
+        cmocka_unit_test(test_fold_bias_tile_matches_reference),
         cmocka_unit_test(test_depthwise_matches_reference_loops),
         cmocka_unit_test(test_depthwise_simd_matches_reference_loops),
     };

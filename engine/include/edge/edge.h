@@ -109,6 +109,7 @@ typedef struct edge_model {
     uint32_t n_outputs;
     edge_profile_fn profile;
     void *profile_user;
+    uint32_t flags;         /* EDGE_PLAN_* given to edge_model_init_ex */
     uint32_t ready;
     char error[EDGE_ERROR_LEN];
 } edge_model;
@@ -124,6 +125,21 @@ edge_status edge_model_init(edge_model *m, const uint8_t *data, size_t len, void
  * caller buffer; a host tool passes a generous one). */
 edge_status edge_model_arena_needed(const uint8_t *data, size_t len, void *work, size_t work_len,
                                     size_t *needed);
+
+/* Planning options for the _ex forms (0 = what edge_model_init does).
+ *
+ * EDGE_PLAN_NO_OVERLAP: every tensor gets bytes of its own for its whole
+ * lifetime. By default an op's output may overlap an input that dies at
+ * that op, where the engine's kernels are known to read ahead of what they
+ * write (docs/engine.md, "Streaming outputs"); such a plan is only valid
+ * with the engine's own kernels. This one suits any interpreter (edgeq
+ * writes it as TFLM's offline memory plan), at the cost of a larger arena. */
+#define EDGE_PLAN_NO_OVERLAP 1u
+
+edge_status edge_model_init_ex(edge_model *m, const uint8_t *data, size_t len, void *arena,
+                               size_t arena_len, uint32_t flags);
+edge_status edge_model_arena_needed_ex(const uint8_t *data, size_t len, void *work, size_t work_len,
+                                       uint32_t flags, size_t *needed);
 
 edge_status edge_invoke(edge_model *m);
 
@@ -147,6 +163,22 @@ typedef struct edge_op_info {
     int systolic;          /* 1 when the op runs on the systolic kernel */
     uint64_t array_cycles; /* estimated systolic array cycles */
     uint32_t scratch_bytes;
+    /* Streaming: bit i set when output 0 may overlap input i once input i
+     * dies at this op, placed at most stream_limit bytes above it (usually
+     * negative: below). 0 when the op streams over nothing or the model was
+     * planned with EDGE_PLAN_NO_OVERLAP. */
+    uint32_t stream_inputs;
+    int32_t stream_limit;
+    /* The op can also run backwards, its output then at least this many
+     * bytes above the input (INT32_MAX: it cannot); stream_reverse 1 when the
+     * plan needs it to. */
+    int32_t stream_limit_reverse;
+    uint32_t stream_reverse;
+    /* 1: this op also runs op i + 1, row by row; the tensor between them
+     * (this op's output 0) is never in the arena (edge_tensor.data NULL),
+     * and stream_limit is about op i + 1's output. 2: this op runs inside
+     * op i - 1 (its own time shows there). 0: neither. */
+    uint32_t fused;
 } edge_op_info;
 uint32_t edge_num_ops(const edge_model *m);
 edge_status edge_op_info_at(const edge_model *m, uint32_t i, edge_op_info *info);

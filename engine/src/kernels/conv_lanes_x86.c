@@ -12,8 +12,9 @@
  * [k / 4][out_c][4] (a transpose of OHWI's words, on the stack), so one
  * 32-byte load feeds eight channels. Two pixels share each weight load,
  * four blocks of eight channels share each broadcast. Taps outside the
- * image read the input zero point (the folded bias expects every tap), as
- * the im2col rows do.
+ * image read the input zero point, as the im2col rows do, and the kernel
+ * adds input_offset times each channel's weight sum to the model's bias
+ * itself (every tap then sums to (x + input_offset) * w, 0 for padding).
  *
  * Output order: raster, two pixels' every channel at a time.
  */
@@ -150,7 +151,25 @@ AVX2_FN void systolic_x86_conv_lanes_avx2(const systolic_x86_conv *g, int32_t ou
     int8_t *pad = (int8_t *)(rq + out_c / 8);
 
     relay_weights(filt, kq, out_c, wq);
-    lanes_rq_build(out_c, sp->multiplier, sp->shift, sp->per_channel, sp->bias, sp->output_offset,
+    /* The effective bias: the model's plus input_offset times each
+     * channel's weight sum (psadbw on w + 128), taken while the filter is
+     * in cache from the re-lay. */
+    int32_t eff[LANES_MAX_OUT_C];
+    const __m256i flip = _mm256_set1_epi8((char)0x80);
+    for (int32_t oc = 0; oc < out_c; oc++) {
+        const int8_t *f = filt + oc * k;
+        __m256i acc = _mm256_setzero_si256();
+        int64_t i = 0;
+        for (; i + 32 <= k; i += 32)
+            acc = _mm256_add_epi64(acc, _mm256_sad_epu8(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(f + i)), flip),
+                                                         _mm256_setzero_si256()));
+        const __m128i a = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+        uint32_t sum = (uint32_t)_mm_cvtsi128_si32(a) + (uint32_t)_mm_cvtsi128_si32(_mm_unpackhi_epi64(a, a));
+        for (; i < k; i++) sum += (uint32_t)(uint8_t)f[i] ^ 0x80u;
+        sum -= 128u * (uint32_t)k; /* the sum of w */
+        eff[oc] = (int32_t)((sp->bias ? (uint32_t)sp->bias[oc] : 0u) + (uint32_t)sp->input_offset * sum);
+    }
+    lanes_rq_build(out_c, sp->multiplier, sp->shift, sp->per_channel, eff, sp->output_offset,
                    sp->act_min, sp->act_max, rq);
     const int8_t zp = (int8_t)(uint8_t)(g->pad_word & 0xffu);
     for (int32_t i = 0; i < g->in_c; i++) pad[i] = zp;

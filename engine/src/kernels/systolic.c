@@ -102,21 +102,141 @@ static inline int32_t requant_double(uint32_t acc, double scale) {
     return double_to_i32((double)(int32_t)acc * scale);
 }
 
-void systolic_fold_bias(const systolic_params *p, const int32_t *bias, int32_t *eff_bias) {
-    const uint32_t io = (uint32_t)p->input_offset;
-    const uint32_t kfo = (uint32_t)p->k * (uint32_t)p->filter_offset;
-    for (int32_t c = 0; c < p->n; c++) {
-        uint32_t wsum = 0;
-        if (p->is_unsigned) {
-            const uint8_t *w = (const uint8_t *)p->weights + (int64_t)c * p->k;
-            wsum = row_sum_u8(w, p->k);
-        } else {
-            const int8_t *w = (const int8_t *)p->weights + (int64_t)c * p->k;
-            wsum = row_sum_s8(w, p->k);
-        }
-        uint32_t b = bias ? (uint32_t)bias[c] : 0u;
-        eff_bias[c] = (int32_t)(b + io * wsum + io * kfo);
+/* Sum of a weight row, in fixed blocks of DOT_BLOCK so that compilers
+ * vectorise it at -O2 (an eval-time pass over every weight: see
+ * systolic_fold_bias). A block's int32 sum cannot overflow. */
+#define DEFINE_WSUM(SUFFIX, T)                                                   \
+    SYSTOLIC_WSUM_MAYBE_UNUSED                                                   \
+    static uint32_t wsum_##SUFFIX(const T *w, int32_t k) {                       \
+        uint32_t s = 0;                                                          \
+        int32_t i = 0;                                                           \
+        for (; i + DOT_BLOCK <= k; i += DOT_BLOCK) {                             \
+            int32_t t = 0;                                                       \
+            for (int32_t j = 0; j < DOT_BLOCK; j++) t += (int32_t)w[i + j];      \
+            s += (uint32_t)t;                                                    \
+        }                                                                        \
+        for (; i < k; i++) {                                                     \
+            int32_t v = w[i];                                                    \
+            s += (uint32_t)v;                                                    \
+        }                                                                        \
+        return s;                                                                \
     }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define SYSTOLIC_WSUM_X86 1
+#define SYSTOLIC_WSUM_MAYBE_UNUSED __attribute__((unused))
+DEFINE_WSUM(s8, int8_t)
+DEFINE_WSUM(u8, uint8_t)
+/* x86-64: psadbw sums 8 unsigned bytes per 64-bit lane; int8 bytes are
+ * flipped to w + 128 (flip 0x80) and the 128s taken off after. SSE2 is
+ * x86-64's baseline; the AVX2 twin runs when the op's prepare found AVX2 on
+ * this CPU. Both write the n sums of rows k apart, as uint32. */
+static inline uint32_t wsum_hsum(__m128i acc) {
+    return (uint32_t)_mm_cvtsi128_si32(acc) + (uint32_t)_mm_cvtsi128_si32(_mm_unpackhi_epi64(acc, acc));
+}
+
+static void wsum_rows_sse2(const uint8_t *w, int32_t k, int32_t n, uint8_t flip, uint32_t *sums) {
+    const __m128i f = _mm_set1_epi8((char)flip), z = _mm_setzero_si128();
+    for (int32_t c = 0; c < n; c++, w += k) {
+        __m128i acc = z;
+        int32_t i = 0;
+        for (; i + 16 <= k; i += 16)
+            acc = _mm_add_epi64(
+                acc, _mm_sad_epu8(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(w + i)), f), z));
+        uint32_t s = wsum_hsum(acc);
+        for (; i < k; i++) s += (uint32_t)(uint8_t)(w[i] ^ flip);
+        sums[c] = s - (uint32_t)flip * (uint32_t)k;
+    }
+}
+
+/* One row's sum from its 32-byte steps' psadbw lanes and the tail. */
+__attribute__((target("avx2"))) static inline uint32_t wsum_finish(__m256i acc, const uint8_t *w, int32_t i,
+                                                                   int32_t k, uint8_t flip) {
+    __m128i a = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+    if (i + 16 <= k) {
+        a = _mm_add_epi64(a, _mm_sad_epu8(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(w + i)),
+                                                        _mm_set1_epi8((char)flip)),
+                                          _mm_setzero_si128()));
+        i += 16;
+    }
+    uint32_t s = wsum_hsum(a);
+    for (; i < k; i++) s += (uint32_t)(uint8_t)(w[i] ^ flip);
+    return s - (uint32_t)flip * (uint32_t)k;
+}
+
+/* Four rows at a time: four independent sums keep psadbw busy. */
+__attribute__((target("avx2"))) static void wsum_rows_avx2(const uint8_t *w, int32_t k, int32_t n,
+                                                            uint8_t flip, uint32_t *sums) {
+    const __m256i f = _mm256_set1_epi8((char)flip), z = _mm256_setzero_si256();
+    int32_t c = 0;
+    const int32_t kv = k & ~31;
+    for (; c + 4 <= n; c += 4, w += 4 * (int64_t)k) {
+        __m256i a0 = z, a1 = z, a2 = z, a3 = z;
+        for (int32_t i = 0; i < kv; i += 32) {
+#define WSUM_STEP(A, R)                                                                                       \
+    A = _mm256_add_epi64(                                                                                     \
+        A, _mm256_sad_epu8(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(w + (R) * (int64_t)k + i)), f), z))
+            WSUM_STEP(a0, 0);
+            WSUM_STEP(a1, 1);
+            WSUM_STEP(a2, 2);
+            WSUM_STEP(a3, 3);
+#undef WSUM_STEP
+        }
+        sums[c] = wsum_finish(a0, w, kv, k, flip);
+        sums[c + 1] = wsum_finish(a1, w + k, kv, k, flip);
+        sums[c + 2] = wsum_finish(a2, w + 2 * (int64_t)k, kv, k, flip);
+        sums[c + 3] = wsum_finish(a3, w + 3 * (int64_t)k, kv, k, flip);
+    }
+    for (; c < n; c++, w += k) {
+        __m256i acc = z;
+        for (int32_t i = 0; i < kv; i += 32)
+            acc = _mm256_add_epi64(
+                acc, _mm256_sad_epu8(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(w + i)), f), z));
+        sums[c] = wsum_finish(acc, w, kv, k, flip);
+    }
+}
+
+static void weight_row_sums(const systolic_params *p, int avx2, uint32_t *sums) {
+    const uint8_t flip = p->is_unsigned ? 0u : 0x80u;
+    if (avx2) wsum_rows_avx2((const uint8_t *)p->weights, p->k, p->n, flip, sums);
+    else wsum_rows_sse2((const uint8_t *)p->weights, p->k, p->n, flip, sums);
+}
+#else
+#define SYSTOLIC_WSUM_MAYBE_UNUSED
+DEFINE_WSUM(s8, int8_t)
+DEFINE_WSUM(u8, uint8_t)
+#endif
+
+#ifndef SYSTOLIC_WSUM_X86
+static void weight_row_sums(const systolic_params *p, int avx2, uint32_t *sums) {
+    (void)avx2;
+    for (int32_t c = 0; c < p->n; c++) {
+        const int64_t at = (int64_t)c * p->k;
+        sums[c] = p->is_unsigned ? wsum_u8((const uint8_t *)p->weights + at, p->k)
+                                 : wsum_s8((const int8_t *)p->weights + at, p->k);
+    }
+}
+#endif
+
+void systolic_fold_bias_tile(const systolic_params *p, const int32_t *bias, int32_t tile_offset,
+                             int avx2, int32_t *eff_bias) {
+    const uint32_t ws_mult = (uint32_t)p->input_offset - (uint32_t)tile_offset;
+    const uint32_t kfo = (uint32_t)p->input_offset * ((uint32_t)p->k * (uint32_t)p->filter_offset);
+    /* The row sums go to eff_bias first, then each becomes its bias. ws_mult
+     * 0: the tile's offset cancels the input offset (x86 VNNI with input
+     * zero point -128, what a ReLU leaves): no pass over the weights. */
+    uint32_t *sums = (uint32_t *)(void *)eff_bias;
+    if (ws_mult) weight_row_sums(p, avx2, sums);
+    for (int32_t c = 0; c < p->n; c++) {
+        const uint32_t wsum = ws_mult ? sums[c] : 0u;
+        const uint32_t b = bias ? (uint32_t)bias[c] : 0u;
+        eff_bias[c] = (int32_t)(b + ws_mult * wsum + kfo);
+    }
+}
+
+void systolic_fold_bias(const systolic_params *p, const int32_t *bias, int32_t *eff_bias) {
+    systolic_fold_bias_tile(p, bias, 0, 0, eff_bias);
 }
 
 #ifdef EDGE_SYSTOLIC_VARIANT

@@ -137,8 +137,20 @@ void systolic_requant_channel(const systolic_params *p, int32_t ch, const int32_
 
 /* eff_bias[i] = bias[i] + input_offset * sum_k W[i][k]
  *               + k * input_offset * filter_offset   (bias may be NULL).
- * Uses p->weights, n, k, input_offset, filter_offset, is_unsigned. */
+ * Uses p->weights, n, k, input_offset, filter_offset, is_unsigned.
+ * One pass over the weights (vectorised row sums): CONV_2D and
+ * FULLY_CONNECTED run it at every eval into per-op scratch rather than
+ * keeping 4 bytes per output channel in the arena's records. */
 void systolic_fold_bias(const systolic_params *p, const int32_t *bias, int32_t *eff_bias);
+
+/* The same, for a tile that adds tile_offset to every activation before
+ * multiplying (the x86 VNNI tile: 128, see systolic_x86.h): the result is
+ * further lowered by tile_offset * sum_k W[i][k], in the same pass. With
+ * tile_offset 128 it equals systolic_fold_bias then systolic_x86_bias_shift
+ * (int32 wrap-around throughout). avx2: the op's prepare found AVX2 on this
+ * x86 CPU (the sums may use it); ignored elsewhere. */
+void systolic_fold_bias_tile(const systolic_params *p, const int32_t *bias, int32_t tile_offset,
+                             int avx2, int32_t *eff_bias);
 
 /* C for m activation rows: rows[r] points at k elements (int8 or uint8 as
  * p->is_unsigned says). Output row r goes to out + r * out_stride elements;

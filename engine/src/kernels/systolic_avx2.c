@@ -245,71 +245,6 @@ INLINE_AVX2 __m256i sum8(const __m256i *a) {
                             _mm256_permute2x128_si256(abcd, efgh, 0x31));
 }
 
-/* x . W[j] for J weight rows (k apart) into a[j] (eight partial sums
- * each): 32 k per step, then 16 and 8 in the low half; the k % 8 tail is
- * left to the caller. */
-#define DEFINE_ROW_DOT(J)                                                                         \
-    INLINE_AVX2 void row_dot_##J(const int8_t *x, const int8_t *w, int32_t k, __m256i *out) {      \
-        const __m256i ones = _mm256_set1_epi16(1);                                                \
-        __m256i a[J];                                                                             \
-        _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) a[j] = _mm256_setzero_si256();        \
-        int32_t i = 0;                                                                            \
-        for (; i + 32 <= k; i += 32) {                                                            \
-            const __m256i xv = _mm256_loadu_si256((const __m256i *)(const void *)(x + i));        \
-            const __m256i ax = _mm256_abs_epi8(xv);                                               \
-            _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) {                                 \
-                const __m256i wv =                                                                \
-                    _mm256_loadu_si256((const __m256i *)(const void *)(w + (int64_t)j * k + i));  \
-                a[j] = _mm256_add_epi32(                                                          \
-                    a[j], _mm256_madd_epi16(_mm256_maddubs_epi16(ax, _mm256_sign_epi8(wv, xv)), ones)); \
-            }                                                                                     \
-        }                                                                                         \
-        for (int step = 16; step >= 8; step /= 2) {                                               \
-            if (i + step > k) continue;                                                           \
-            const __m128i xv = step == 16 ? _mm_loadu_si128((const __m128i *)(const void *)(x + i)) \
-                                          : _mm_loadl_epi64((const __m128i *)(const void *)(x + i)); \
-            const __m128i ax = _mm_abs_epi8(xv);                                                  \
-            _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) {                                 \
-                const int8_t *wj = w + (int64_t)j * k + i;                                        \
-                const __m128i wv = step == 16 ? _mm_loadu_si128((const __m128i *)(const void *)wj) \
-                                              : _mm_loadl_epi64((const __m128i *)(const void *)wj); \
-                const __m128i pr = _mm_madd_epi16(_mm_maddubs_epi16(ax, _mm_sign_epi8(wv, xv)),   \
-                                                  _mm_set1_epi16(1));                             \
-                a[j] = _mm256_add_epi32(a[j], _mm256_zextsi128_si256(pr));                        \
-            }                                                                                     \
-            i += step;                                                                            \
-        }                                                                                         \
-        _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) out[j] = a[j];                        \
-    }
-DEFINE_ROW_DOT(8)
-DEFINE_ROW_DOT(1)
-
-/* Channels c0 .. c0 + nc - 1 (nc <= 8) of row x: the int32 dot products
- * in lanes 0 .. nc - 1. */
-INLINE_AVX2 __m256i dot8_row(const int8_t *x, const int8_t *w, int32_t k, int32_t nc) {
-    __m256i a[8];
-    if (nc == 8) {
-        row_dot_8(x, w, k, a);
-    } else {
-        for (int32_t j = 0; j < 8; j++) {
-            if (j < nc) row_dot_1(x, w + (int64_t)j * k, k, a + j);
-            else a[j] = _mm256_setzero_si256();
-        }
-    }
-    __m256i s = sum8(a);
-    const int32_t kv = k & ~7;
-    if (kv < k) {
-        int32_t t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        for (int32_t j = 0; j < nc; j++) {
-            uint32_t v = 0;
-            for (int32_t i = kv; i < k; i++) v += (uint32_t)((int32_t)x[i] * w[(int64_t)j * k + i]);
-            t[j] = (int32_t)v;
-        }
-        s = _mm256_add_epi32(s, _mm256_loadu_si256((const __m256i *)(const void *)t));
-    }
-    return s;
-}
-
 /* Channels the FC kernel sums before requantizing them together: the
  * requantization's long dependency chain then never stalls the dot loop. */
 #define FC_CHUNK 512
@@ -353,25 +288,86 @@ INLINE_AVX2 void fc_requant(const systolic_params *p, const int32_t *acc, int32_
     }
 }
 
+/* y . W[j] for J weight rows (k apart), y = x + input_offset widened once
+ * to int16 by the caller: each weight load widened and multiplied by
+ * vpmaddwd, exact in int32 for any int8 weights; 16 k per step, then 8.
+ * a[j] holds eight partial sums; returns the k done (k % 8 left). */
+#define DEFINE_DOT_Y(J)                                                                                    \
+    INLINE_AVX2 int32_t dot_y_##J(const int16_t *y, const int8_t *w, int32_t k, __m256i *out) {             \
+        __m256i a[J];                                                                                      \
+        _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) a[j] = _mm256_setzero_si256();                 \
+        int32_t i = 0;                                                                                     \
+        for (; i + 16 <= k; i += 16) {                                                                     \
+            const __m256i yv = _mm256_loadu_si256((const __m256i *)(const void *)(y + i));                 \
+            _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) a[j] = _mm256_add_epi32(                   \
+                a[j], _mm256_madd_epi16(yv, _mm256_cvtepi8_epi16(_mm_loadu_si128(                          \
+                                                (const __m128i *)(const void *)(w + (int64_t)j * k + i))))); \
+        }                                                                                                  \
+        if (i + 8 <= k) {                                                                                  \
+            const __m128i yv = _mm_loadu_si128((const __m128i *)(const void *)(y + i));                    \
+            _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) a[j] = _mm256_add_epi32(                   \
+                a[j], _mm256_zextsi128_si256(_mm_madd_epi16(                                               \
+                          yv, _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)(w + (int64_t)j * k + i)))))); \
+            i += 8;                                                                                        \
+        }                                                                                                  \
+        _Pragma("GCC unroll 8") for (int j = 0; j < J; j++) out[j] = a[j];                                 \
+        return i;                                                                                          \
+    }
+DEFINE_DOT_Y(8)
+DEFINE_DOT_Y(1)
+
+/* Channels of the eight weight rows at w (nc <= 8): the int32 sums in
+ * lanes 0 .. nc - 1. */
+INLINE_AVX2 __m256i dot8_y(const int16_t *y, const int8_t *w, int32_t k, int32_t nc) {
+    __m256i a[8];
+    int32_t i = 0;
+    if (nc == 8) {
+        i = dot_y_8(y, w, k, a);
+    } else {
+        for (int32_t j = 0; j < 8; j++) {
+            if (j < nc) i = dot_y_1(y, w + (int64_t)j * k, k, a + j);
+            else a[j] = _mm256_setzero_si256();
+        }
+    }
+    __m256i s = sum8(a);
+    if (i < k) {
+        int32_t t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (int32_t j = 0; j < nc; j++) {
+            uint32_t v = 0;
+            for (int32_t q = i; q < k; q++) v += (uint32_t)((int32_t)y[q] * w[(int64_t)j * k + q]);
+            t[j] = (int32_t)v;
+        }
+        s = _mm256_add_epi32(s, _mm256_loadu_si256((const __m256i *)(const void *)t));
+    }
+    return s;
+}
+
 AVX2_FN void systolic_x86_gemm_double_avx2(const systolic_params *p, const void *const *rows, int32_t m,
                                            void *out, int32_t out_stride) {
     const int32_t k = p->k, n = p->n;
     const int8_t *w = (const int8_t *)p->weights;
     int32_t acc[FC_CHUNK];
+    int16_t y[SYSTOLIC_X86_FC_MAX_K];
+    const __m256i io = _mm256_set1_epi16((int16_t)p->input_offset);
     for (int32_t r = 0; r < m; r++) {
         const int8_t *x = (const int8_t *)rows[r];
         int8_t *dst = (int8_t *)out + (int64_t)r * out_stride;
+        int32_t i = 0;
+        for (; i + 16 <= k; i += 16)
+            _mm256_storeu_si256((__m256i *)(void *)(y + i),
+                                _mm256_add_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *)(x + i))), io));
+        for (; i < k; i++) y[i] = (int16_t)(x[i] + p->input_offset);
         for (int32_t cc = 0; cc < n; cc += FC_CHUNK) {
             const int32_t nch = n - cc < FC_CHUNK ? n - cc : FC_CHUNK;
             for (int32_t j = 0; j < nch; j += 8) {
                 const int32_t nc = nch - j < 8 ? nch - j : 8;
-                const __m256i v = dot8_row(x, w + (int64_t)(cc + j) * k, k, nc);
+                const __m256i v = dot8_y(y, w + (int64_t)(cc + j) * k, k, nc);
                 if (nc == 8) {
                     _mm256_storeu_si256((__m256i *)(void *)(acc + j), v);
                 } else {
                     int32_t t[8];
                     _mm256_storeu_si256((__m256i *)(void *)t, v);
-                    for (int32_t i = 0; i < nc; i++) acc[j + i] = t[i];
+                    for (int32_t q = 0; q < nc; q++) acc[j + q] = t[q];
                 }
             }
             fc_requant(p, acc, cc, nch, dst + cc);

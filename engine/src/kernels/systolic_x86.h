@@ -113,8 +113,9 @@ void systolic_x86_conv_first_avx2(const systolic_x86_conv *g, int32_t out_h, int
 /* CONV_2D (one group, input channels a multiple of 4, output channels of
  * 8) with channels across lanes: conv_lanes_x86.c. Whether it takes g: */
 int systolic_x86_conv_lanes_ok(const systolic_x86_conv *g, int32_t out_c);
-/* One image, as systolic_x86_conv_first_avx2, but sp->bias is the folded
- * effective bias and no weight may be -128 (systolic_x86_weights_ok). */
+/* One image, as systolic_x86_conv_first_avx2 (sp->bias the model's bias,
+ * or NULL: the kernel folds the input offset in itself); no weight may be
+ * -128 (systolic_x86_weights_ok). */
 void systolic_x86_conv_lanes_avx2(const systolic_x86_conv *g, int32_t out_h, int32_t out_c,
                                   const systolic_params *sp, const int8_t *img, const int8_t *filt,
                                   int8_t *out);
@@ -155,12 +156,15 @@ void systolic_x86_tile_dot(const int8_t *a, const int8_t *w, int32_t ws, int32_t
 void systolic_x86_gemm_double(const systolic_params *p, const void *const *rows, int32_t m,
                               void *out, int32_t out_stride);
 
-/* systolic_gemm for p->simd == SYSTOLIC_X86_AVX2, int8, symmetric weights
- * without -128 (systolic_x86_weights_ok), double-scale requantization
- * (LiteRT's FULLY_CONNECTED): eight channels of a row at a time,
- * vpmaddubsw on |a| and w * sign(a), the bias, round(double(acc) * scale)
- * half away from zero with x86's INT32_MIN for out-of-range, offset and
- * clamp (systolic_avx2.c). */
+/* systolic_gemm for p->simd == SYSTOLIC_X86_AVX2 (FULLY_CONNECTED): int8,
+ * symmetric weights (any values), k <= SYSTOLIC_X86_FC_MAX_K, double-scale
+ * requantization (LiteRT's). p->bias is the model's bias, NOT folded: each
+ * row is widened once to x + input_offset in int16 and multiplied with the
+ * widened weights by vpmaddwd, so no pass over the weights for their sums
+ * is needed; then round(double(acc) * scale) half away from zero with
+ * x86's INT32_MIN for out-of-range, offset and clamp, up to 512 channels
+ * at a time (systolic_avx2.c). */
+#define SYSTOLIC_X86_FC_MAX_K 8192
 void systolic_x86_gemm_double_avx2(const systolic_params *p, const void *const *rows, int32_t m,
                                    void *out, int32_t out_stride);
 

@@ -304,6 +304,7 @@ static edge_status prepare(edge_op_ctx *c) {
         }
     }
 
+    edge_stream_elementwise(c, in1, in2, out);
     if (!c->params) {
         op->params_bytes = (uint32_t)sizeof(add_params);
         op->scratch_bytes = 0;

@@ -23,21 +23,32 @@
 
 enum { CONV_OPTIONS_TYPE = 1 };
 
+/* Output pixels per streaming tile (see "Streaming outputs" in
+ * edge_internal.h): the x86 panel kernels take 16 pixels at a time, the
+ * portable GEMM EDGE_SYSTOLIC_ROWS; tiles aligned to the smaller nest in the
+ * larger's, so the larger bounds both. */
+#if 16 % EDGE_SYSTOLIC_ROWS != 0 && EDGE_SYSTOLIC_ROWS % 16 != 0
+#error "EDGE_SYSTOLIC_ROWS must divide 16 or be a multiple of it (CONV_2D streaming tiles)"
+#endif
+#define CONV_STREAM_TILE (EDGE_SYSTOLIC_ROWS > 16 ? EDGE_SYSTOLIC_ROWS : 16)
+
 typedef struct conv_params {
     systolic_params sp; /* pointer fields are set per group at eval */
     int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c;
     int32_t k_h, k_w, group_in_c, groups, group_out_c, k;
     int32_t stride_h, stride_w, dil_h, dil_w, pad_h, pad_w;
-    uint32_t bias_off, mult_off, shift_off; /* byte offsets inside the params block */
-    uint32_t scratch_bias_off;              /* where eval folds the bias when not const */
+    uint32_t mult_off, shift_off; /* byte offsets inside the params block */
+    uint32_t scratch_bias_off;    /* where eval folds the effective bias in scratch */
+    uint32_t ring_off, ring_rows; /* fused pair head: the tail's input rows in scratch */
+    uint8_t fused;        /* the head of a fused pair (fused.c) */
     uint8_t direct;       /* 1x1 filter: rows come straight from the input */
-    uint8_t fold_at_eval; /* weights or bias are not constant */
     uint8_t pad_byte;     /* input zero point, as stored */
 #ifdef EDGE_SYSTOLIC_X86
     uint8_t x86; /* SYSTOLIC_X86_* chosen at prepare; the bias is shifted for it */
     uint8_t x86_gather;       /* panels gathered straight from the input */
     uint8_t x86_first;        /* AVX2 first-layer kernel (few input channels) */
     uint8_t x86_lanes;        /* AVX2 channels-across-lanes kernel */
+    uint8_t sum_avx2;         /* the bias fold's weight sums may use AVX2 */
 #endif
 } conv_params;
 
@@ -114,16 +125,17 @@ static edge_status prepare(edge_op_ctx *c) {
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
                             "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)", act);
 
-    /* Layout of the params block: header, effective bias, multipliers, shifts. */
+    /* Layout of the params block: header, multipliers, shifts. The
+     * effective bias (bias + input_offset * sum W, systolic_fold_bias) is
+     * not kept: eval folds it into its scratch, after the im2col rows, so
+     * the arena pays 4 bytes per output channel of the largest conv only,
+     * for one pass over the weights per invoke. */
     const uint32_t n_mult = per_channel ? (uint32_t)out_c : 1u;
-    const int fold_at_eval = !filt->is_const || (bias && !bias->is_const);
-    const uint32_t bias_off = align16((uint32_t)sizeof(conv_params));
-    const uint32_t mult_off = bias_off + (fold_at_eval ? 0u : 4u * (uint32_t)out_c);
+    const uint32_t mult_off = align16((uint32_t)sizeof(conv_params));
     const uint32_t shift_off = mult_off + 4u * n_mult;
     const int direct = k_h == 1 && k_w == 1;
     const uint32_t im2col = direct ? 0u : systolic_im2col_bytes((uint32_t)k);
     const uint32_t scratch_bias_off = (im2col + 3u) & ~3u;
-    const uint32_t im2col_bytes = im2col;
 #ifdef EDGE_SYSTOLIC_X86
     /* The x86 panel kernel keeps its panel on the stack (host builds only),
      * so the memory plan, which edgeq writes into the models it makes, is
@@ -132,9 +144,29 @@ static edge_status prepare(edge_op_ctx *c) {
     uint8_t x86 = is_u8 || k > SYSTOLIC_X86_MAX_K ? (uint8_t)SYSTOLIC_X86_NONE : systolic_x86_level();
 #endif
 
+    /* A fused pair's ring follows the op's own scratch. */
+    const uint32_t ring_off = align16(scratch_bias_off + 4u * (uint32_t)out_c);
     if (!c->params) {
+        op->scratch_bytes = scratch_bias_off + 4u * (uint32_t)out_c;
+        /* A 1x1 stride-1 conv may run the depthwise conv after it row by row. */
+        uint32_t ring_rows = 0, ring_bytes = 0;
+        if (batches == 1 && direct && groups == 1 && stride_h == 1 && stride_w == 1 &&
+            edge_fuse_try(c, (int64_t)in_w * in_c, &ring_rows, &ring_bytes)) {
+            op->scratch_bytes = ring_off + ring_bytes;
+        } else if (batches == 1) {
+            const edge_window_geom g = {in_h,
+                                        in_w,
+                                        out_h,
+                                        out_w,
+                                        stride_h,
+                                        stride_w,
+                                        (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h),
+                                        (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w),
+                                        in_c,
+                                        out_c};
+            edge_op_set_stream(c, 1u, edge_window_stream_d(&g, CONV_STREAM_TILE));
+        }
         op->params_bytes = shift_off + n_mult;
-        op->scratch_bytes = fold_at_eval ? scratch_bias_off + 4u * (uint32_t)out_c : im2col_bytes;
         op->macs = (uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w * (uint64_t)out_c * (uint64_t)k;
         op->systolic = 1;
         op->array_cycles = (uint64_t)groups *
@@ -196,12 +228,13 @@ static edge_status prepare(edge_op_ctx *c) {
     p->dil_w = dil_w;
     p->pad_h = (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h);
     p->pad_w = (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w);
-    p->bias_off = bias_off;
     p->mult_off = mult_off;
     p->shift_off = shift_off;
     p->scratch_bias_off = scratch_bias_off;
+    p->fused = (uint8_t)((op->fused & EDGE_FUSED_HEAD) != 0);
+    p->ring_off = ring_off;
+    p->ring_rows = p->fused ? (op->scratch_bytes - ring_off) / ((uint32_t)out_w * (uint32_t)out_c) : 0u;
     p->direct = (uint8_t)direct;
-    p->fold_at_eval = (uint8_t)fold_at_eval;
     p->pad_byte = (uint8_t)((uint32_t)in_zp & 0xffu);
 
 #ifdef EDGE_SYSTOLIC_X86
@@ -217,6 +250,7 @@ static edge_status prepare(edge_op_ctx *c) {
             x86 = SYSTOLIC_X86_NONE;
     }
     p->x86 = x86;
+    p->sum_avx2 = (uint8_t)(systolic_x86_level() != SYSTOLIC_X86_NONE);
     if (x86) {
         const systolic_x86_conv geom = x86_geom(p);
         p->x86_gather = (uint8_t)systolic_x86_conv_ok(&geom);
@@ -228,16 +262,6 @@ static edge_status prepare(edge_op_ctx *c) {
                                  systolic_x86_conv_lanes_ok(&geom, out_c));
     }
 #endif
-    if (!fold_at_eval) {
-        systolic_params whole = *sp;
-        whole.n = out_c;
-        whole.weights = filt->t.data;
-        systolic_fold_bias(&whole, bias ? (const int32_t *)bias->t.data : 0,
-                           (int32_t *)(base + bias_off));
-#ifdef EDGE_SYSTOLIC_X86
-        if (x86 == SYSTOLIC_X86_VNNI) systolic_x86_bias_shift(&whole, (int32_t *)(base + bias_off));
-#endif
-    }
     return EDGE_OK;
 }
 
@@ -480,37 +504,18 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
 }
 #endif
 
-static edge_status eval(edge_op_ctx *c) {
-    const conv_params *p = (const conv_params *)c->params;
-    const uint8_t *base = (const uint8_t *)c->params;
-    /* Data pointers only: rebuilding operand records costs more than a
-     * small conv. */
-    const int32_t *bias_data = (const int32_t *)edge_in_data(c, 2);
-    const uint8_t *in = (const uint8_t *)edge_in_data(c, 0);
-    const uint8_t *filt = (const uint8_t *)edge_in_data(c, 1);
-    uint8_t *out = (uint8_t *)edge_out_data(c, 0);
-    uint8_t *scratch = (uint8_t *)c->scratch;
-    const int32_t *eff_bias = (const int32_t *)(base + p->bias_off);
-    const int32_t *mult = (const int32_t *)(base + p->mult_off);
-    const int8_t *shift = (const int8_t *)(base + p->shift_off);
-
-    if (p->fold_at_eval) {
-        int32_t *fb = (int32_t *)(scratch + p->scratch_bias_off);
-        systolic_params whole = p->sp;
-        whole.n = p->out_c;
-        whole.weights = filt;
-        systolic_fold_bias(&whole, bias_data, fb);
-#ifdef EDGE_SYSTOLIC_X86
-        if (p->x86 == SYSTOLIC_X86_VNNI) systolic_x86_bias_shift(&whole, fb);
-#endif
-        eff_bias = fb;
-    }
+/* The conv on an image (p's geometry): eff_bias folded (see eval), or for
+ * the AVX2 first-layer and lanes kernels the model's bias (raw_bias, may
+ * be NULL), which they fold themselves. */
+static void run(const conv_params *p, const uint8_t *in, const uint8_t *filt, uint8_t *out,
+                const int32_t *eff_bias, const int32_t *raw_bias, const int32_t *mult, const int8_t *shift,
+                uint8_t *scratch) {
 #ifdef EDGE_SYSTOLIC_X86
     if (p->x86) {
         /* AVX2: the per-channel requantization constants, once per eval. */
         systolic_x86_rq table[X86_RQ_TABLE_MAX];
         const systolic_x86_rq *rq = 0;
-        if (p->x86 == SYSTOLIC_X86_AVX2 && p->out_c <= X86_RQ_TABLE_MAX) {
+        if (p->x86 == SYSTOLIC_X86_AVX2 && !p->x86_first && !p->x86_lanes && p->out_c <= X86_RQ_TABLE_MAX) {
             systolic_params whole = p->sp;
             whole.n = p->out_c;
             whole.bias = eff_bias;
@@ -525,7 +530,6 @@ static edge_status eval(edge_op_ctx *c) {
             systolic_params sp = p->sp;
             sp.multiplier = mult;
             sp.shift = shift;
-            const int32_t *raw_bias = bias_data;
             const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
             const size_t out_bytes = (size_t)p->out_h * (size_t)p->out_w * (size_t)p->out_c;
             for (int32_t b = 0; b < p->batches; b++)
@@ -535,7 +539,7 @@ static edge_status eval(edge_op_ctx *c) {
         } else if (p->x86_lanes) {
             const systolic_x86_conv geom = x86_geom(p);
             systolic_params sp = p->sp;
-            sp.bias = eff_bias;
+            sp.bias = raw_bias; /* it folds the input offset itself */
             sp.multiplier = mult;
             sp.shift = shift;
             const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
@@ -548,7 +552,7 @@ static edge_status eval(edge_op_ctx *c) {
             eval_x86_small(p, in, filt, out, eff_bias, mult, shift, rq);
         else
             eval_x86(p, in, filt, out, eff_bias, mult, shift, rq);
-        return EDGE_OK;
+        return;
     }
 #endif
 #ifdef EDGE_SYSTOLIC_VARIANT_WIDE
@@ -562,7 +566,7 @@ static edge_status eval(edge_op_ctx *c) {
         sp.bias = eff_bias;
         sp.multiplier = mult;
         sp.shift = shift;
-        if (systolic_conv_variant(&sp, &g, (const int8_t *)in, (int8_t *)out)) return EDGE_OK;
+        if (systolic_conv_variant(&sp, &g, (const int8_t *)in, (int8_t *)out)) return;
     }
 #endif
 
@@ -598,6 +602,61 @@ static edge_status eval(edge_op_ctx *c) {
             }
         }
     }
+}
+
+/* A fused pair's head: output rows [r0, r1) of a 1x1 stride-1 conv are
+ * the conv of input rows [r0, r1) as an image of their own. */
+typedef struct rows_state {
+    const conv_params *p;
+    const uint8_t *in, *filt;
+    const int32_t *eff_bias, *raw_bias, *mult;
+    const int8_t *shift;
+    uint8_t *scratch;
+} rows_state;
+
+static void conv_rows(const void *state, int32_t r0, int32_t r1, uint8_t *dst) {
+    const rows_state *s = (const rows_state *)state;
+    conv_params q = *s->p;
+    q.in_h = q.out_h = r1 - r0;
+    run(&q, s->in + (size_t)r0 * (size_t)q.in_w * (size_t)q.in_c, s->filt, dst, s->eff_bias, s->raw_bias,
+        s->mult, s->shift, s->scratch);
+}
+
+static edge_status eval(edge_op_ctx *c) {
+    const conv_params *p = (const conv_params *)c->params;
+    const uint8_t *base = (const uint8_t *)c->params;
+    const uint8_t *in = (const uint8_t *)edge_in_data(c, 0);
+    const uint8_t *filt = (const uint8_t *)edge_in_data(c, 1);
+    uint8_t *scratch = (uint8_t *)c->scratch;
+    const int32_t *mult = (const int32_t *)(base + p->mult_off);
+    const int8_t *shift = (const int8_t *)(base + p->shift_off);
+
+    const int32_t *raw_bias = (const int32_t *)edge_in_data(c, 2);
+    /* The effective bias, folded per invoke (see prepare); the x86 VNNI
+     * tile's +128 on activations is folded in the same pass. The AVX2
+     * first-layer and lanes kernels fold the input offset themselves. */
+    int32_t *eff_bias = (int32_t *)(void *)(scratch + p->scratch_bias_off);
+    int fold = 1;
+#ifdef EDGE_SYSTOLIC_X86
+    fold = !p->x86_first && !p->x86_lanes;
+#endif
+    if (fold) {
+        systolic_params whole = p->sp;
+        whole.n = p->out_c;
+        whole.weights = filt;
+        int32_t tile_offset = 0;
+        int avx2 = 0;
+#ifdef EDGE_SYSTOLIC_X86
+        if (p->x86 == SYSTOLIC_X86_VNNI) tile_offset = 128;
+        avx2 = p->sum_avx2;
+#endif
+        systolic_fold_bias_tile(&whole, raw_bias, tile_offset, avx2, eff_bias);
+    }
+    if (p->fused) {
+        const rows_state s = {p, in, filt, eff_bias, raw_bias, mult, shift, scratch};
+        return edge_fused_run(c, scratch + p->ring_off, p->ring_rows, conv_rows, &s);
+    }
+    run(p, in, filt, (uint8_t *)edge_out_data(c, 0), eff_bias, raw_bias, mult, shift, scratch);
     return EDGE_OK;
 }
 

@@ -13,9 +13,15 @@
 #include "../kernels/conv_common.h"
 #include "../kernels/depthwise.h"
 #include "../quant.h"
+#include "fused.h"
 #include "weighted_op.h"
 
 enum { DW_OPTIONS_TYPE = 2 };
+/* The most output channels whose kernels all keep raster order: the
+ * portable, DSP and AVX2 kernels loop over blocks of 64 channels outermost
+ * (DW_BLOCK, DWD_BLOCK, DWX_BLOCK). See "Streaming outputs" in
+ * edge_internal.h. */
+enum { DW_STREAM_MAX_C = 64 };
 enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_DEPTH_MULT = 3,
        OPT_ACTIVATION = 4, OPT_DILATION_W = 5, OPT_DILATION_H = 6 };
 
@@ -91,6 +97,21 @@ static edge_status prepare(edge_op_ctx *c) {
     const uint32_t mult_off = (uint32_t)DEPTHWISE_PARAMS_STORED;
     const uint32_t shift_off = mult_off + 4u * n_mult;
     if (!c->params) {
+        /* One output row at a time in raster order, all channels of a
+         * pixel together (one channel block). */
+        if (batches == 1 && out_c <= DW_STREAM_MAX_C && !(op->fused & EDGE_FUSED_TAIL)) {
+            const edge_window_geom g = {in_h,
+                                        in_w,
+                                        (int32_t)out_h,
+                                        (int32_t)out_w,
+                                        stride_h,
+                                        stride_w,
+                                        (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h),
+                                        (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w),
+                                        in_c,
+                                        out_c};
+            edge_op_set_stream(c, 1u, edge_window_stream_d(&g, out_w));
+        }
         op->params_bytes = shift_off + n_mult;
         op->scratch_bytes = 0;
         op->macs = (uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w * (uint64_t)out_c *
@@ -154,16 +175,71 @@ static edge_status prepare(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-static edge_status eval(edge_op_ctx *c) {
+/* The prepared kernel parameters, pointers set. */
+static void load_params(const edge_op_ctx *c, depthwise_params *k) {
     const uint8_t *base = (const uint8_t *)c->params;
+    edge_memcpy(k, base, DEPTHWISE_PARAMS_STORED);
+    const uint32_t n_mult = k->per_channel ? (uint32_t)k->out_c : 1u;
+    k->bias = (const int32_t *)edge_in_data(c, 2);
+    k->multiplier = (const int32_t *)(const void *)(base + DEPTHWISE_PARAMS_STORED);
+    k->shift = (const int8_t *)(base + DEPTHWISE_PARAMS_STORED + 4u * n_mult);
+}
+
+static edge_status eval(edge_op_ctx *c) {
     depthwise_params k;
-    edge_memcpy(&k, base, DEPTHWISE_PARAMS_STORED);
-    const uint32_t n_mult = k.per_channel ? (uint32_t)k.out_c : 1u;
-    k.bias = (const int32_t *)edge_in_data(c, 2);
-    k.multiplier = (const int32_t *)(const void *)(base + DEPTHWISE_PARAMS_STORED);
-    k.shift = (const int8_t *)(base + DEPTHWISE_PARAMS_STORED + 4u * n_mult);
+    load_params(c, &k);
     depthwise_conv(&k, edge_in_data(c, 0), edge_in_data(c, 1), edge_out_data(c, 0));
     return EDGE_OK;
+}
+
+int edge_depthwise_geom(const edge_model *m, const edge_op_rt *op, edge_dw_geom *g) {
+    if (op->n_in < 2 || op->n_out != 1 || op->io[0] < 0 || op->io[1] < 0 || op->io[op->n_in] < 0) return 0;
+    if (op->options_type != DW_OPTIONS_TYPE) return 0;
+    edge_tensor_rt in, filt, out;
+    edge_tensor_record(m, (uint32_t)op->io[0], &in);
+    edge_tensor_record(m, (uint32_t)op->io[1], &filt);
+    edge_tensor_record(m, (uint32_t)op->io[op->n_in], &out);
+    const edge_type t = in.t.type;
+    if ((t != EDGE_INT8 && t != EDGE_UINT8) || filt.t.type != t || out.t.type != t) return 0;
+    if (in.t.rank != 4 || filt.t.rank != 4 || out.t.rank != 4 || in.t.dims[0] != 1 || filt.t.dims[0] != 1)
+        return 0;
+    const int padding = fb_u8(op->options, OPT_PADDING, 0);
+    g->stride_h = fb_i32(op->options, OPT_STRIDE_H, 0);
+    g->dil_h = fb_i32(op->options, OPT_DILATION_H, 1);
+    const int32_t stride_w = fb_i32(op->options, OPT_STRIDE_W, 0), dil_w = fb_i32(op->options, OPT_DILATION_W, 1);
+    g->in_h = in.t.dims[1];
+    g->in_w = in.t.dims[2];
+    g->in_c = in.t.dims[3];
+    g->k_h = filt.t.dims[1];
+    g->out_c = filt.t.dims[3];
+    if (g->stride_h <= 0 || g->dil_h <= 0 || stride_w <= 0 || dil_w <= 0 || g->in_h <= 0 || g->in_w <= 0 ||
+        g->in_c <= 0 || g->k_h <= 0 || g->k_h > 0xffff || filt.t.dims[2] <= 0 || g->out_c <= 0 ||
+        g->out_c % g->in_c != 0)
+        return 0;
+    const int64_t out_h = edge_conv_out_size(padding, g->in_h, g->k_h, g->stride_h, g->dil_h);
+    const int64_t out_w = edge_conv_out_size(padding, g->in_w, filt.t.dims[2], stride_w, dil_w);
+    if (out_h <= 0 || out_w <= 0 || out.t.dims[0] != 1 || out.t.dims[1] != out_h || out.t.dims[2] != out_w ||
+        out.t.dims[3] != g->out_c)
+        return 0;
+    g->out_h = (int32_t)out_h;
+    g->out_w = (int32_t)out_w;
+    g->pad_h = (int32_t)edge_conv_padding(g->in_h, g->k_h, g->stride_h, g->dil_h, out_h);
+    return 1;
+}
+
+void edge_depthwise_rows(const edge_op_ctx *c, const void *in, int32_t row0, int32_t nrows, int32_t oy0,
+                         int32_t oy1, void *out) {
+    depthwise_params k;
+    load_params(c, &k);
+    /* The rows as a smaller image: output row oy0 becomes row 0, and its
+     * window start (oy0 * stride - pad, rows before row0 being outside
+     * the image) is row0 - the new pad. Every tap the whole op would take
+     * inside the image lies in [row0, row0 + nrows), so the same ones are
+     * taken, in the same order. */
+    k.pad_h = row0 - (oy0 * k.stride_h - k.pad_h);
+    k.in_h = nrows;
+    k.out_h = oy1 - oy0;
+    depthwise_conv(&k, in, edge_in_data(c, 1), out);
 }
 
 const edge_op_impl edge_op_depthwise_conv_2d = {4, "DEPTHWISE_CONV_2D", prepare, eval, 0};

@@ -57,7 +57,7 @@ static int runs_direct(const edge_op_ctx *c) {
         has_bf16 |= t == EDGE_BFLOAT16;
         has_f32 |= t == EDGE_FLOAT32;
     }
-    return !has_bf16 || (is_mover(op->code) && !has_f32);
+    return !has_bf16 || (is_mover(op->impl->code) && !has_f32);
 }
 
 typedef struct saved {
@@ -173,6 +173,10 @@ static edge_status wrap_prepare(edge_op_ctx *c, const edge_op_impl *inner) {
         edge_status st = inner->prepare(&in_c);
         reset_slots(c);
         if (st) return explain(c, st);
+        /* The wrapped op's streaming promise is about its float32 views,
+         * not the operands the planner places. */
+        op->stream_in = 0;
+        op->stream_d16 = 0;
         op->params_bytes = WRAP_HDR + a16(op->params_bytes) + cb;
         op->scratch_bytes = a16(op->scratch_bytes) + sb;
         return EDGE_OK;
@@ -182,6 +186,8 @@ static edge_status wrap_prepare(edge_op_ctx *c, const edge_op_impl *inner) {
     wrap_hdr *h = (wrap_hdr *)c->params;
     uint8_t *base = (uint8_t *)c->params;
     const uint32_t total_params = op->params_bytes, total_scratch = op->scratch_bytes;
+    const uint8_t stream_in = op->stream_in; /* as the sizing pass left them */
+    const int16_t stream_d16 = op->stream_d16, stream_e16 = op->stream_e16;
     edge_op_ctx sizing = *c;
     sizing.params = 0;
     op->params_bytes = op->scratch_bytes = 0;
@@ -200,6 +206,9 @@ static edge_status wrap_prepare(edge_op_ctx *c, const edge_op_impl *inner) {
     h->direct = (uint8_t)direct;
     op->params_bytes = total_params;
     op->scratch_bytes = total_scratch;
+    op->stream_in = stream_in;
+    op->stream_d16 = stream_d16;
+    op->stream_e16 = stream_e16;
     if (st) return st;
     edge_op_ctx in_c = *c;
     in_c.params = h->inner_params ? base + WRAP_HDR : 0;

@@ -21,11 +21,16 @@
 enum { FC_OPTIONS_TYPE = 8 };
 enum { OPT_ACTIVATION = 0, OPT_WEIGHTS_FORMAT = 1, OPT_KEEP_NUM_DIMS = 2 };
 
+/* Output channels whose effective bias eval folds at a time (scratch:
+ * 4 bytes each); 32 rows of weights stay in L1 between the fold and the
+ * GEMV that reads them again. */
+#define FC_BIAS_CHUNK 32
+
 typedef struct fc_params {
     systolic_params sp; /* pointer fields are set at eval */
     int32_t batch;
-    uint32_t scale_off, bias_off, mult_off, shift_off; /* byte offsets in the params block */
-    uint8_t fold_at_eval;
+    uint32_t scale_off, mult_off, shift_off; /* byte offsets in the params block */
+    uint8_t sum_avx2; /* x86: the bias fold's weight sums may use AVX2 */
 } fc_params;
 
 static edge_status prepare(edge_op_ctx *c) {
@@ -80,15 +85,17 @@ static edge_status prepare(edge_op_ctx *c) {
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
                             "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)", act);
 
+    /* Params: header, then double scales or multipliers and shifts. The
+     * effective bias (bias + input_offset * sum W) is not kept: eval folds
+     * it FC_BIAS_CHUNK output channels at a time into scratch, one pass over
+     * the weights per invoke. */
     const uint32_t n_q = per_channel ? (uint32_t)n : 1u;
-    const int fold_at_eval = !w->is_const || (bias && !bias->is_const);
     const uint32_t scale_off = align16((uint32_t)sizeof(fc_params));
-    const uint32_t bias_off = scale_off + (EDGE_FC_REQUANT_DOUBLE ? 8u * n_q : 0u);
-    const uint32_t mult_off = bias_off + (fold_at_eval ? 0u : 4u * (uint32_t)n);
+    const uint32_t mult_off = scale_off + (EDGE_FC_REQUANT_DOUBLE ? 8u * n_q : 0u);
     const uint32_t shift_off = mult_off + (EDGE_FC_REQUANT_DOUBLE ? 0u : 4u * n_q);
     if (!c->params) {
         op->params_bytes = shift_off + (EDGE_FC_REQUANT_DOUBLE ? 0u : n_q);
-        op->scratch_bytes = fold_at_eval ? 4u * (uint32_t)n : 0u;
+        op->scratch_bytes = 4u * (uint32_t)(n < FC_BIAS_CHUNK ? n : FC_BIAS_CHUNK);
         op->macs = (uint64_t)batch * (uint64_t)n * (uint64_t)k;
         op->systolic = 1;
         op->array_cycles = systolic_cycles((uint64_t)batch, (uint64_t)n, (uint64_t)k);
@@ -134,59 +141,68 @@ static edge_status prepare(edge_op_ctx *c) {
     sp->is_unsigned = (uint8_t)is_u8;
 #ifdef EDGE_SYSTOLIC_X86
     /* VNNI takes any int8 weights; the AVX2 GEMV (double-scale
-     * requantization only) needs them constant, symmetric and free of -128. */
+     * requantization only) takes symmetric ones and adds the input offset
+     * itself, with the model's bias: no effective bias to fold. */
     sp->simd = SYSTOLIC_X86_NONE;
     if (!is_u8) {
         const uint8_t level = systolic_x86_level();
-        systolic_params whole = *sp;
-        whole.weights = w->t.data;
         if (level == SYSTOLIC_X86_VNNI)
             sp->simd = SYSTOLIC_X86_VNNI;
-        else if (level == SYSTOLIC_X86_AVX2 && sp->requant == SYSTOLIC_REQUANT_DOUBLE && w->is_const &&
-                 sp->filter_offset == 0 && systolic_x86_weights_ok(&whole))
+        else if (level == SYSTOLIC_X86_AVX2 && sp->requant == SYSTOLIC_REQUANT_DOUBLE &&
+                 sp->filter_offset == 0 && k <= SYSTOLIC_X86_FC_MAX_K)
             sp->simd = SYSTOLIC_X86_AVX2;
     }
+    p->sum_avx2 = (uint8_t)(systolic_x86_level() != SYSTOLIC_X86_NONE);
 #endif
     p->batch = (int32_t)batch;
     p->scale_off = scale_off;
-    p->bias_off = bias_off;
     p->mult_off = mult_off;
     p->shift_off = shift_off;
-    p->fold_at_eval = (uint8_t)fold_at_eval;
-    if (!fold_at_eval) {
-        systolic_params whole = *sp;
-        whole.weights = w->t.data;
-        systolic_fold_bias(&whole, bias ? (const int32_t *)bias->t.data : 0,
-                           (int32_t *)(base + bias_off));
-#ifdef EDGE_SYSTOLIC_X86
-        if (sp->simd == SYSTOLIC_X86_VNNI) systolic_x86_bias_shift(&whole, (int32_t *)(base + bias_off));
-#endif
-    }
     return EDGE_OK;
 }
 
+/* Output channels in chunks of FC_BIAS_CHUNK: each chunk's effective bias
+ * is folded into scratch (the x86 VNNI tile's +128 on activations in the
+ * same pass), then its columns of every row are computed. Each output
+ * element is the same sum whatever the chunking. */
 static edge_status eval(edge_op_ctx *c) {
     const fc_params *p = (const fc_params *)c->params;
     const uint8_t *base = (const uint8_t *)c->params;
-    /* Data pointers only: rebuilding operand records costs more than a
-     * small layer. */
     const int32_t *bias = (const int32_t *)edge_in_data(c, 2);
-    systolic_params sp = p->sp;
-    sp.weights = edge_in_data(c, 1);
-    sp.scale = (const double *)(base + p->scale_off);
-    sp.multiplier = (const int32_t *)(base + p->mult_off);
-    sp.shift = (const int8_t *)(base + p->shift_off);
-    if (p->fold_at_eval) {
-        int32_t *eff = (int32_t *)c->scratch;
-        systolic_fold_bias(&sp, bias, eff);
+    const uint8_t *w = (const uint8_t *)edge_in_data(c, 1); /* int8 and uint8: one byte each */
+    uint8_t *out = (uint8_t *)edge_out_data(c, 0);
+    const void *in = edge_in_data(c, 0);
+    const int32_t n = p->sp.n, k = p->sp.k;
+    int32_t tile_offset = 0;
+    int avx2 = 0;
 #ifdef EDGE_SYSTOLIC_X86
-        if (sp.simd == SYSTOLIC_X86_VNNI) systolic_x86_bias_shift(&sp, eff);
+    if (p->sp.simd == SYSTOLIC_X86_VNNI) tile_offset = 128;
+    avx2 = p->sum_avx2;
 #endif
-        sp.bias = eff;
-    } else {
-        sp.bias = (const int32_t *)(base + p->bias_off);
+#ifdef EDGE_SYSTOLIC_X86
+    if (p->sp.simd == SYSTOLIC_X86_AVX2) {
+        systolic_params sp = p->sp;
+        sp.weights = w;
+        sp.scale = (const double *)(const void *)(base + p->scale_off);
+        sp.bias = bias; /* the model's: see systolic_x86_gemm_double_avx2 */
+        systolic_gemm_dense(&sp, in, k, p->batch, out, n);
+        return EDGE_OK;
     }
-    systolic_gemm_dense(&sp, edge_in_data(c, 0), sp.k, p->batch, edge_out_data(c, 0), sp.n);
+#endif
+    int32_t *eff = (int32_t *)c->scratch;
+    for (int32_t c0 = 0; c0 < n; c0 += FC_BIAS_CHUNK) {
+        const int32_t nc = n - c0 < FC_BIAS_CHUNK ? n - c0 : FC_BIAS_CHUNK;
+        const int32_t q0 = p->sp.per_channel ? c0 : 0;
+        systolic_params sp = p->sp;
+        sp.n = nc;
+        sp.weights = w + (size_t)c0 * (size_t)k;
+        sp.scale = (const double *)(const void *)(base + p->scale_off) + q0;
+        sp.multiplier = (const int32_t *)(const void *)(base + p->mult_off) + q0;
+        sp.shift = (const int8_t *)(base + p->shift_off) + q0;
+        systolic_fold_bias_tile(&sp, bias ? bias + c0 : 0, tile_offset, avx2, eff);
+        sp.bias = eff;
+        systolic_gemm_dense(&sp, in, k, p->batch, out + c0, n);
+    }
     return EDGE_OK;
 }
 

@@ -133,6 +133,7 @@ static edge_status prepare(edge_op_ctx *c) {
         p.out_offset = zo;
     }
 
+    edge_stream_elementwise(c, in1, in2, out);
     if (!c->params) {
         op->params_bytes = (uint32_t)sizeof(mul_params);
         op->scratch_bytes = 0;

@@ -81,6 +81,13 @@ edge_status edge_pool2d_prepare(edge_op_ctx *c, int average) {
     p.type = (int32_t)t;
 
     if (!c->params) {
+        /* One output pixel at a time, raster order (kernels/pool.c). */
+        if (pp->batches == 1) {
+            const int64_t px = (int64_t)pp->depth * (int64_t)edge_type_size(t);
+            const edge_window_geom g = {pp->in_h,     pp->in_w,     pp->out_h, pp->out_w, pp->stride_h,
+                                        pp->stride_w, pp->pad_h,    pp->pad_w, px,        px};
+            edge_op_set_stream(c, 1u, edge_window_stream_d(&g, 1));
+        }
         op->params_bytes = (uint32_t)sizeof(pool2d_params);
         op->scratch_bytes = 0;
         /* Average pooling adds every window element once per output. */
