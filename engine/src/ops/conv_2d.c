@@ -510,6 +510,7 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
 static void run(const conv_params *p, const uint8_t *in, const uint8_t *filt, uint8_t *out,
                 const int32_t *eff_bias, const int32_t *raw_bias, const int32_t *mult, const int8_t *shift,
                 uint8_t *scratch) {
+    (void)raw_bias; /* x86 kernels only */
 #ifdef EDGE_SYSTOLIC_X86
     if (p->x86) {
         /* AVX2: the per-channel requantization constants, once per eval. */
