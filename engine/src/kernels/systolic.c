@@ -203,9 +203,35 @@ static void weight_row_sums(const systolic_params *p, int avx2, uint32_t *sums) 
     else wsum_rows_sse2((const uint8_t *)p->weights, p->k, p->n, flip, sums);
 }
 #else
+#if defined(__GNUC__)
+#define SYSTOLIC_WSUM_MAYBE_UNUSED __attribute__((unused)) /* the DSP build sums with USADA8 */
+#else
 #define SYSTOLIC_WSUM_MAYBE_UNUSED
+#endif
 DEFINE_WSUM(s8, int8_t)
 DEFINE_WSUM(u8, uint8_t)
+#endif
+
+#if !defined(SYSTOLIC_WSUM_X86) && defined(EDGE_SYSTOLIC_DSP) && defined(__ARM_FEATURE_SIMD32)
+#include <arm_acle.h>
+#define SYSTOLIC_WSUM_DSP 1
+/* Cortex-M DSP: USADA8 adds four unsigned bytes per instruction; int8
+ * bytes are flipped to w + 128 and the 128s taken off after. Words are
+ * loaded unaligned (ARMv7-M allows it for LDR). */
+static uint32_t wsum_row_dsp(const uint8_t *w, int32_t k, uint32_t flip) {
+    uint32_t a0 = 0, a1 = 0;
+    int32_t i = 0;
+    for (; i + 8 <= k; i += 8) {
+        uint32_t v0, v1;
+        __builtin_memcpy(&v0, w + i, 4);
+        __builtin_memcpy(&v1, w + i + 4, 4);
+        a0 = __usada8(v0 ^ flip, 0u, a0);
+        a1 = __usada8(v1 ^ flip, 0u, a1);
+    }
+    uint32_t s = a0 + a1;
+    for (; i < k; i++) s += (uint32_t)(w[i] ^ (uint8_t)flip);
+    return s - (flip & 0xffu) * (uint32_t)k;
+}
 #endif
 
 #ifndef SYSTOLIC_WSUM_X86
@@ -213,8 +239,12 @@ static void weight_row_sums(const systolic_params *p, int avx2, uint32_t *sums) 
     (void)avx2;
     for (int32_t c = 0; c < p->n; c++) {
         const int64_t at = (int64_t)c * p->k;
+#ifdef SYSTOLIC_WSUM_DSP
+        sums[c] = wsum_row_dsp((const uint8_t *)p->weights + at, p->k, p->is_unsigned ? 0u : 0x80808080u);
+#else
         sums[c] = p->is_unsigned ? wsum_u8((const uint8_t *)p->weights + at, p->k)
                                  : wsum_s8((const int8_t *)p->weights + at, p->k);
+#endif
     }
 }
 #endif
