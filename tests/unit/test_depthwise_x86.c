@@ -46,6 +46,10 @@ static int random_params(depthwise_params *p, int t) {
     p->in_w = rnd_range(1, 24);
     p->depth_mult = t % 5 == 0 ? rnd_range(2, 4) : t % 7 == 0 ? 8 * rnd_range(1, 2) : 1;
     p->in_c = t % 3 == 0 ? rnd_range(1, 24) : 8 * rnd_range(1, 6);
+    if (t % 17 == 0) { /* one input channel, multiplier of 8 (a grey image's first layer) */
+        p->in_c = 1;
+        p->depth_mult = 8 * rnd_range(1, 3);
+    }
     if (p->in_c * p->depth_mult > MAX_C) p->in_c = MAX_C / p->depth_mult;
     p->out_c = p->in_c * p->depth_mult;
     p->k_h = rnd_range(1, 6);

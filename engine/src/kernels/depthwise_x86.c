@@ -36,6 +36,7 @@
  * constants. */
 #define DWX_STACK_MAX (160 * 1024)
 #define DWX_MAX_KH 16
+#define DWX_MAX_ROW1 4096 /* one-channel rows widened on the stack */
 #define DWX_MAX_TAPS 64 /* tap pairs of a filter: k_h * ceil(k_w / 2) */
 
 int depthwise_avx2_usable(void) { return __builtin_cpu_supports("avx2") ? 1 : 0; }
@@ -85,6 +86,29 @@ AVX2_FN static void build_row(const depthwise_params *p, const dwx_geom *g, int3
     const int16_t io = p->input_offset;
     const __m128i vio = _mm_set1_epi16(io);
     const __m256i vio2 = _mm256_set1_epi16(io);
+    if (in_c == 1 && dm % 8 == 0) {
+        /* One input channel (a grey image's first layer): the row widened
+         * once, zeros around it, then each entry's pair broadcast to all
+         * dm lanes. */
+        int16_t xw[DWX_MAX_ROW1 + 2];
+        const int32_t span = g->entries + d; /* columns -pad_w .. entries - 1 - pad_w + d */
+        const int32_t lo = p->pad_w < span ? p->pad_w : span;
+        int32_t hi = p->pad_w + in_w < span ? p->pad_w + in_w : span;
+        if (hi < lo) hi = lo;
+        int32_t i = 0;
+        for (; i < lo; i++) xw[i] = 0;
+        for (; i + 16 <= hi; i += 16)
+            _mm256_storeu_si256((__m256i *)(void *)(xw + i), widen16(src + (i - p->pad_w), vio2));
+        for (; i < hi; i++) xw[i] = (int16_t)(src[i - p->pad_w] + io);
+        for (; i < span; i++) xw[i] = 0;
+        for (int32_t e = 0; e < g->entries; e += gap) {
+            const uint32_t pair = (uint32_t)(uint16_t)xw[e] | (uint32_t)(uint16_t)xw[e + d] << 16;
+            const __m256i v = _mm256_set1_epi32((int32_t)pair);
+            int16_t *row = dst + (int64_t)e * c * 2;
+            for (int32_t m = 0; m < dm; m += 8) _mm256_storeu_si256((__m256i *)(void *)(row + 2 * m), v);
+        }
+        return;
+    }
     /* Entries whose two columns are both inside the image, when every one
      * is built: one flat run of values in the source and in the slot. */
     int32_t e_lo = 0, e_hi = 0;
@@ -223,6 +247,7 @@ AVX2_FN int depthwise_s8_avx2(const depthwise_params *pin, const int8_t *in, con
         return 0;
     const dwx_geom g = geometry(p);
     if (stack_need(p, &g) > DWX_STACK_MAX) return 0;
+    if (p->in_c == 1 && p->depth_mult % 8 == 0 && g.entries + p->dil_w > DWX_MAX_ROW1) return 0;
     _Alignas(32) uint8_t stack[DWX_STACK_MAX];
     int16_t *slots = (int16_t *)(void *)stack;
     int16_t *wp = slots + (int64_t)p->k_h * g.slot_bytes / 2;
