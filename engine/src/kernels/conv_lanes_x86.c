@@ -29,7 +29,6 @@
 
 #define LANES_MAX_TAPS 64
 #define LANES_MAX_OUT_C 1024
-#define LANES_STACK_MAX (160 * 1024)
 
 static int64_t stack_need(const systolic_x86_conv *g, int32_t out_c) {
     const int64_t k = (int64_t)g->k_h * g->k_w * g->in_c;
@@ -39,7 +38,7 @@ static int64_t stack_need(const systolic_x86_conv *g, int32_t out_c) {
 int systolic_x86_conv_lanes_ok(const systolic_x86_conv *g, int32_t out_c) {
     if (g->group_in_c != g->in_c || g->in_c % 4 != 0 || out_c % 8 != 0 || out_c > LANES_MAX_OUT_C) return 0;
     if ((int64_t)g->k_h * g->k_w > LANES_MAX_TAPS) return 0;
-    return stack_need(g, out_c) <= LANES_STACK_MAX;
+    return stack_need(g, out_c) <= SYSTOLIC_X86_LANES_STATE;
 }
 
 static inline int32_t load4(const int8_t *p) {
@@ -140,10 +139,9 @@ AVX2_FN static void relay_weights(const int8_t *filt, int32_t kq, int32_t out_c,
     }
 }
 
-AVX2_FN void systolic_x86_conv_lanes_avx2(const systolic_x86_conv *g, int32_t out_h, int32_t out_c,
-                                          const systolic_params *sp, const int8_t *img, const int8_t *filt,
-                                          int8_t *out) {
-    _Alignas(32) uint8_t stack[LANES_STACK_MAX];
+AVX2_FN void systolic_x86_conv_lanes_prepare(const systolic_x86_conv *g, int32_t out_c, const systolic_params *sp,
+                                             const int8_t *filt, void *state) {
+    uint8_t *stack = (uint8_t *)state;
     const int32_t taps = g->k_h * g->k_w, words = g->in_c / 4, kq = taps * words;
     const int64_t k = (int64_t)kq * 4;
     int8_t *wq = (int8_t *)stack;
@@ -163,7 +161,15 @@ AVX2_FN void systolic_x86_conv_lanes_avx2(const systolic_x86_conv *g, int32_t ou
         for (; i + 32 <= k; i += 32)
             acc = _mm256_add_epi64(acc, _mm256_sad_epu8(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(f + i)), flip),
                                                          _mm256_setzero_si256()));
-        const __m128i a = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+        __m128i a = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+        if (i + 8 <= k) { /* k is a multiple of 4: at most 28 left */
+            /* (only the low eight bytes flipped: the upper half stays 0) */
+            const __m128i t = _mm_sad_epu8(_mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)(f + i)),
+                                                         _mm_set_epi64x(0, (long long)0x8080808080808080ull)),
+                                           _mm_setzero_si128());
+            a = _mm_add_epi64(a, t);
+            i += 8;
+        }
         uint32_t sum = (uint32_t)_mm_cvtsi128_si32(a) + (uint32_t)_mm_cvtsi128_si32(_mm_unpackhi_epi64(a, a));
         for (; i < k; i++) sum += (uint32_t)(uint8_t)f[i] ^ 0x80u;
         sum -= 128u * (uint32_t)k; /* the sum of w */
@@ -173,7 +179,16 @@ AVX2_FN void systolic_x86_conv_lanes_avx2(const systolic_x86_conv *g, int32_t ou
                    sp->act_min, sp->act_max, rq);
     const int8_t zp = (int8_t)(uint8_t)(g->pad_word & 0xffu);
     for (int32_t i = 0; i < g->in_c; i++) pad[i] = zp;
+}
 
+AVX2_FN void systolic_x86_conv_lanes_run(const systolic_x86_conv *g, int32_t out_h, int32_t out_c, const void *state,
+                                         const int8_t *img, int8_t *out) {
+    const uint8_t *stack = (const uint8_t *)state;
+    const int32_t taps = g->k_h * g->k_w, words = g->in_c / 4, kq = taps * words;
+    const int64_t k = (int64_t)kq * 4;
+    const int8_t *wq = (const int8_t *)stack;
+    const lanes_rq *rq = (const lanes_rq *)(const void *)(stack + k * out_c);
+    const int8_t *pad = (const int8_t *)(rq + out_c / 8);
     int64_t toff[LANES_MAX_TAPS];
     for (int32_t ky = 0, t = 0; ky < g->k_h; ky++)
         for (int32_t kx = 0; kx < g->k_w; kx++, t++)
@@ -198,6 +213,13 @@ AVX2_FN void systolic_x86_conv_lanes_avx2(const systolic_x86_conv *g, int32_t ou
         else if (out_c - c0 == 16) pair_2(sa, sb, taps, words, wq, out_c, c0, rq, da, db);
         else if (out_c - c0 == 8) pair_1(sa, sb, taps, words, wq, out_c, c0, rq, da, db);
     }
+}
+
+void systolic_x86_conv_lanes_avx2(const systolic_x86_conv *g, int32_t out_h, int32_t out_c, const systolic_params *sp,
+                                  const int8_t *img, const int8_t *filt, int8_t *out) {
+    _Alignas(32) uint8_t state[SYSTOLIC_X86_LANES_STATE];
+    systolic_x86_conv_lanes_prepare(g, out_c, sp, filt, state);
+    systolic_x86_conv_lanes_run(g, out_h, out_c, state, img, out);
 }
 
 #else

@@ -119,6 +119,15 @@ int systolic_x86_conv_lanes_ok(const systolic_x86_conv *g, int32_t out_c);
 void systolic_x86_conv_lanes_avx2(const systolic_x86_conv *g, int32_t out_h, int32_t out_c,
                                   const systolic_params *sp, const int8_t *img, const int8_t *filt,
                                   int8_t *out);
+/* The same in two steps, for callers that run several row ranges of one
+ * conv per eval (a fused pair's chunks): prepare re-lays the weights and
+ * builds the constants into `state` (SYSTOLIC_X86_LANES_STATE bytes, the
+ * caller's stack, 32-byte aligned); run computes out_h rows of g from it. */
+#define SYSTOLIC_X86_LANES_STATE (160 * 1024)
+void systolic_x86_conv_lanes_prepare(const systolic_x86_conv *g, int32_t out_c, const systolic_params *sp,
+                                     const int8_t *filt, void *state);
+void systolic_x86_conv_lanes_run(const systolic_x86_conv *g, int32_t out_h, int32_t out_c, const void *state,
+                                 const int8_t *img, int8_t *out);
 
 /* C for the panel's first mr rows (all p->n channels): row r to
  * out + r * out_stride. For VNNI p->bias must be shifted by

@@ -509,8 +509,9 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
  * be NULL), which they fold themselves. */
 static void run(const conv_params *p, const uint8_t *in, const uint8_t *filt, uint8_t *out,
                 const int32_t *eff_bias, const int32_t *raw_bias, const int32_t *mult, const int8_t *shift,
-                uint8_t *scratch) {
+                uint8_t *scratch, const void *lanes) {
     (void)raw_bias; /* x86 kernels only */
+    (void)lanes;
 #ifdef EDGE_SYSTOLIC_X86
     if (p->x86) {
         /* AVX2: the per-channel requantization constants, once per eval. */
@@ -545,10 +546,13 @@ static void run(const conv_params *p, const uint8_t *in, const uint8_t *filt, ui
             sp.shift = shift;
             const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
             const size_t out_bytes = (size_t)p->out_h * (size_t)p->out_w * (size_t)p->out_c;
-            for (int32_t b = 0; b < p->batches; b++)
-                systolic_x86_conv_lanes_avx2(&geom, p->out_h, p->out_c, &sp,
-                                             (const int8_t *)in + (size_t)b * img_bytes, (const int8_t *)filt,
-                                             (int8_t *)out + (size_t)b * out_bytes);
+            for (int32_t b = 0; b < p->batches; b++) {
+                const int8_t *img = (const int8_t *)in + (size_t)b * img_bytes;
+                int8_t *dst = (int8_t *)out + (size_t)b * out_bytes;
+                /* A fused pair's chunks share the state eval prepared. */
+                if (lanes) systolic_x86_conv_lanes_run(&geom, p->out_h, p->out_c, lanes, img, dst);
+                else systolic_x86_conv_lanes_avx2(&geom, p->out_h, p->out_c, &sp, img, (const int8_t *)filt, dst);
+            }
         } else if (small_ok(p))
             eval_x86_small(p, in, filt, out, eff_bias, mult, shift, rq);
         else
@@ -613,6 +617,7 @@ typedef struct rows_state {
     const int32_t *eff_bias, *raw_bias, *mult;
     const int8_t *shift;
     uint8_t *scratch;
+    const void *lanes; /* x86 lanes kernel state prepared once per eval, or NULL */
 } rows_state;
 
 static void conv_rows(const void *state, int32_t r0, int32_t r1, uint8_t *dst) {
@@ -620,8 +625,25 @@ static void conv_rows(const void *state, int32_t r0, int32_t r1, uint8_t *dst) {
     conv_params q = *s->p;
     q.in_h = q.out_h = r1 - r0;
     run(&q, s->in + (size_t)r0 * (size_t)q.in_w * (size_t)q.in_c, s->filt, dst, s->eff_bias, s->raw_bias,
-        s->mult, s->shift, s->scratch);
+        s->mult, s->shift, s->scratch, s->lanes);
 }
+
+#ifdef EDGE_SYSTOLIC_X86
+/* A fused pair whose head runs the lanes kernel: its weights re-laid and
+ * constants built once for all the chunks (host stack). */
+static __attribute__((noinline)) edge_status fused_lanes(edge_op_ctx *c, rows_state *s) {
+    _Alignas(32) uint8_t state[SYSTOLIC_X86_LANES_STATE];
+    const conv_params *p = s->p;
+    const systolic_x86_conv geom = x86_geom(p);
+    systolic_params sp = p->sp;
+    sp.bias = s->raw_bias;
+    sp.multiplier = s->mult;
+    sp.shift = s->shift;
+    systolic_x86_conv_lanes_prepare(&geom, p->out_c, &sp, (const int8_t *)s->filt, state);
+    s->lanes = state;
+    return edge_fused_run(c, s->scratch + p->ring_off, p->ring_rows, conv_rows, s);
+}
+#endif
 
 static edge_status eval(edge_op_ctx *c) {
     const conv_params *p = (const conv_params *)c->params;
@@ -654,10 +676,13 @@ static edge_status eval(edge_op_ctx *c) {
         systolic_fold_bias_tile(&whole, raw_bias, tile_offset, avx2, eff_bias);
     }
     if (p->fused) {
-        const rows_state s = {p, in, filt, eff_bias, raw_bias, mult, shift, scratch};
+        rows_state s = {p, in, filt, eff_bias, raw_bias, mult, shift, scratch, 0};
+#ifdef EDGE_SYSTOLIC_X86
+        if (p->x86_lanes) return fused_lanes(c, &s);
+#endif
         return edge_fused_run(c, scratch + p->ring_off, p->ring_rows, conv_rows, &s);
     }
-    run(p, in, filt, (uint8_t *)edge_out_data(c, 0), eff_bias, raw_bias, mult, shift, scratch);
+    run(p, in, filt, (uint8_t *)edge_out_data(c, 0), eff_bias, raw_bias, mult, shift, scratch, 0);
     return EDGE_OK;
 }
 
