@@ -25,6 +25,7 @@
 #include <immintrin.h>
 
 #include "requant.h"
+#include "transpose_x86.h"
 
 #define AVX2_FN __attribute__((target("avx2")))
 #define INLINE_AVX2 static inline __attribute__((always_inline, target("avx2")))
@@ -132,34 +133,6 @@ INLINE_AVX2 __m256i channel_pair(__m256i a, __m256i b, __m256i lo8, __m256i hi8)
 /* Where each of a tile's 16 positions comes from (see channel16). */
 static const uint8_t PACK_ROW[16] = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15};
 
-/* 16 x 16 bytes: in[j] holds channel j's 16 positions; out[i] position i's
- * 16 channels. */
-INLINE_AVX2 void transpose16(const __m128i *in, __m128i *out) {
-    __m128i b[16], c[16], d[16];
-    for (int i = 0; i < 8; i++) {
-        b[2 * i] = _mm_unpacklo_epi8(in[2 * i], in[2 * i + 1]);
-        b[2 * i + 1] = _mm_unpackhi_epi8(in[2 * i], in[2 * i + 1]);
-    }
-    for (int g = 0; g < 4; g++) {
-        const __m128i *s = b + 4 * g;
-        c[4 * g] = _mm_unpacklo_epi16(s[0], s[2]);
-        c[4 * g + 1] = _mm_unpackhi_epi16(s[0], s[2]);
-        c[4 * g + 2] = _mm_unpacklo_epi16(s[1], s[3]);
-        c[4 * g + 3] = _mm_unpackhi_epi16(s[1], s[3]);
-    }
-    for (int g = 0; g < 2; g++) {
-        const __m128i *s = c + 8 * g;
-        for (int i = 0; i < 4; i++) {
-            d[8 * g + 2 * i] = _mm_unpacklo_epi32(s[i], s[i + 4]);
-            d[8 * g + 2 * i + 1] = _mm_unpackhi_epi32(s[i], s[i + 4]);
-        }
-    }
-    for (int i = 0; i < 8; i++) {
-        out[2 * i] = _mm_unpacklo_epi64(d[i], d[i + 8]);
-        out[2 * i + 1] = _mm_unpackhi_epi64(d[i], d[i + 8]);
-    }
-}
-
 /* Up to 16 channels c0 .. c0 + nc - 1 of the panel's rows. */
 AVX2_FN static void block16(const systolic_params *p, const systolic_x86_rq *rq, const uint8_t *panel,
                             int32_t mr, int32_t c0, int32_t nc, int8_t *out, int32_t out_stride) {
@@ -187,7 +160,7 @@ AVX2_FN static void block16(const systolic_params *p, const systolic_x86_rq *rq,
         tile[2 * i] = _mm256_castsi256_si128(pairs[i]);
         tile[2 * i + 1] = _mm256_extracti128_si256(pairs[i], 1);
     }
-    transpose16(tile, rows);
+    x86_transpose16x16(tile, rows);
     for (int i = 0; i < 16; i++) {
         const int32_t r = PACK_ROW[i];
         if (r >= mr) continue;

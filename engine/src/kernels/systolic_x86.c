@@ -10,6 +10,7 @@
 #include <immintrin.h>
 
 #include "requant.h"
+#include "transpose_x86.h"
 
 /* Without optimisation GCC defines some intrinsics (gathers, roundscale) as
  * macros whose own casts trip -Wsign-conversion in this file. */
@@ -114,33 +115,6 @@ INLINE_VNNI_FN __m512i rq_vec(__m512i x, edge_rq rq) {
     return _mm512_add_epi32(_mm512_sra_epi32(h, sr), _mm512_srl_epi32(t, sr));
 }
 
-/* 16 x 16 bytes: in[j] holds channel j's 16 rows; out[r] row r's 16 channels. */
-INLINE_VNNI_FN void transpose16(const __m128i *in, __m128i *out) {
-    __m128i b[16], c[16], d[16];
-    for (int i = 0; i < 8; i++) {
-        b[2 * i] = _mm_unpacklo_epi8(in[2 * i], in[2 * i + 1]);
-        b[2 * i + 1] = _mm_unpackhi_epi8(in[2 * i], in[2 * i + 1]);
-    }
-    for (int g = 0; g < 4; g++) {
-        const __m128i *s = b + 4 * g;
-        c[4 * g] = _mm_unpacklo_epi16(s[0], s[2]);
-        c[4 * g + 1] = _mm_unpackhi_epi16(s[0], s[2]);
-        c[4 * g + 2] = _mm_unpacklo_epi16(s[1], s[3]);
-        c[4 * g + 3] = _mm_unpackhi_epi16(s[1], s[3]);
-    }
-    for (int g = 0; g < 2; g++) {
-        const __m128i *s = c + 8 * g;
-        for (int i = 0; i < 4; i++) {
-            d[8 * g + 2 * i] = _mm_unpacklo_epi32(s[i], s[i + 4]);
-            d[8 * g + 2 * i + 1] = _mm_unpackhi_epi32(s[i], s[i + 4]);
-        }
-    }
-    for (int i = 0; i < 8; i++) {
-        out[2 * i] = _mm_unpacklo_epi64(d[i], d[i + 8]);
-        out[2 * i + 1] = _mm_unpackhi_epi64(d[i], d[i + 8]);
-    }
-}
-
 /* acc[j] (lanes = panel rows) += panel . W[c0 + j] for j < J. */
 #define DEFINE_DOT(J)                                                                           \
     INLINE_VNNI_FN void dot_##J(const uint8_t *panel, const int8_t *w, int32_t k, __m512i *acc) { \
@@ -201,7 +175,7 @@ VNNI_FN static void panel_gemm_vnni(const systolic_params *p, const uint8_t *pan
             v = _mm512_min_epi32(_mm512_max_epi32(v, lo), hi);
             tile[j] = _mm512_cvtepi32_epi8(v);
         }
-        transpose16(tile, rows);
+        x86_transpose16x16(tile, rows);
         const __mmask16 cm = (__mmask16)((1u << nc) - 1u);
         for (int32_t r = 0; r < mr; r++) {
             int8_t *dst = out + (int64_t)r * out_stride + c0;
