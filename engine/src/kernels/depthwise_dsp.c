@@ -383,8 +383,8 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
             for (int32_t sl = 0; sl < nslot; sl++)
                 for (int32_t g = 0; g < ng; g++) {
                     uint32_t *d = ring + sl * slot_words + g * wp * 2;
-                    for (int32_t x = 0; x < wp; x++)
-                        if (x < pad_l || x >= pad_l + in_w) d[2 * x] = d[2 * x + 1] = pz;
+                    for (int32_t x = 0; x < pad_l; x++) d[2 * x] = d[2 * x + 1] = pz;
+                    for (int32_t x = pad_l + in_w; x < wp; x++) d[2 * x] = d[2 * x + 1] = pz;
                 }
             for (int32_t oy = 0; oy < p->out_h; oy++) {
                 const int32_t iy0 = oy * p->stride_h - p->pad_h;
