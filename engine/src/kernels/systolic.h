@@ -123,10 +123,17 @@ typedef struct systolic_conv_geom {
 
 /* p: the GEMM of one group (k = k_h * k_w * group_in_c, n = output channels
  * per group) with weights, bias, multiplier and shift of all groups (group
- * g's at g * n channels). Writes the output in raster order, a tile of at
- * most 6 pixels (all channels) at a time. */
+ * g's at g * n channels). p->bias is the model's bias (or NULL), not the
+ * effective one: the widening adds p->input_offset to every activation
+ * (SXTAB16, for free), padded taps widen to 0, and the sums are
+ * bias + sum (x + input_offset) * w directly, so no per-invoke pass over
+ * the weights (systolic_fold_bias) is needed. Writes the output in raster
+ * order, a tile of at most 6 pixels (all channels) at a time. */
 int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g, const int8_t *in,
                           int8_t *out);
+/* 1 when systolic_conv_variant (and systolic_gemm_wide_variant) take p:
+ * int8, filter offset 0, k <= 2 * EDGE_SYSTOLIC_WIDE_WORDS / 4. */
+int systolic_conv_variant_takes(const systolic_params *p);
 
 /* The portable requantization of `count` accumulators of one channel ch
  * (bias included), output j at dst[j * stride]: the DSP GEMM's exact path
