@@ -309,6 +309,14 @@ static int check_conv(int32_t *cases) {
         g.out_h = rnd_range(1, 8);
         g.out_w = rnd_range(1, 8);
         int32_t gn = big ? rnd_range(1, 6) : rnd_range(1, CV_CH / g.groups < 24 ? CV_CH / g.groups : 24);
+        if (t % 11 == 4) {
+            /* 1x1 stride 1 over whole lines: contiguous rows (widen_rows),
+             * or lines one pixel longer than the output's. */
+            g.groups = 1, g.group_in_c = g.in_c = 8 * rnd_range(1, 6);
+            g.k_h = g.k_w = 1, g.stride_h = g.stride_w = 1, g.dil_h = g.dil_w = 1, g.pad_h = g.pad_w = 0;
+            g.in_w = g.out_w + (rnd() % 3 == 0), g.in_h = g.out_h + rnd_range(0, 1);
+            gn = rnd_range(1, 24);
+        }
         if (t % 13 == 5) {
             /* More channels than the DSP tile table holds at once. */
             g.groups = 1, g.group_in_c = g.in_c = rnd_range(1, 8);

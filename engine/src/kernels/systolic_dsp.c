@@ -355,8 +355,9 @@ static inline uint32_t odd_add16(uint32_t a, uint32_t v) {
     return r;
 }
 
-/* Two words a turn, the pairs ST bytes apart: 10 instructions. */
-#define WIDEN_LOOP(ST)                                                                             \
+/* From S up to END (a multiple of 8 bytes on), two words a turn into
+ * pairs at O, ST bytes apart: 10 instructions. S and O advance. */
+#define WIDEN_LOOP(ST, S, O, END)                                                                  \
     __asm__ volatile("1:\n\t"                                                                      \
                      "ldr     %[u], [%[s], #4]\n\t"                                               \
                      "ldr     %[v], [%[s]], #8\n\t"                                               \
@@ -368,8 +369,8 @@ static inline uint32_t odd_add16(uint32_t a, uint32_t v) {
                      "strd    %[e], %[u], [%[x]], #" ST "\n\t"                                    \
                      "cmp     %[s], %[end]\n\t"                                                   \
                      "bne     1b\n\t"                                                             \
-                     : [s] "+&r"(src), [x] "+&r"(x), [v] "=&r"(v), [u] "=&r"(u), [e] "=&r"(e)   \
-                     : [io] "r"(io2), [end] "r"(end)                                            \
+                     : [s] "+&r"(S), [x] "+&r"(O), [v] "=&r"(v), [u] "=&r"(u), [e] "=&r"(e)     \
+                     : [io] "r"(io2), [end] "r"(END)                                            \
                      : "cc", "memory")
 
 /* n bytes (a multiple of 4) at src into one row of a block: word pairs
@@ -386,10 +387,30 @@ static uint32_t *widen_run(const int8_t *src, int32_t n, uint32_t *x, int32_t st
     const int8_t *const end = src + (n & ~7);
     uint32_t v, u, e;
     if (st == 12)
-        WIDEN_LOOP("48");
+        WIDEN_LOOP("48", src, x, end);
     else
-        WIDEN_LOOP("32");
+        WIDEN_LOOP("32", src, x, end);
     return x;
+}
+
+/* mr rows of k bytes (a multiple of 8), one after the other from src,
+ * into rows 0..mr-1 of a block (st = 2R: 8 or 12), io2 added: 1x1
+ * stride-1 convs, whose pixels' rows are contiguous. */
+static void widen_rows(const int8_t *src, int32_t k, int32_t mr, uint32_t *x, int32_t st, uint32_t io2) {
+    const int8_t *const last = src + mr * k;
+    uint32_t v, u, e;
+    if (st == 12)
+        for (; src != last; x += 2) {
+            uint32_t *o = x;
+            const int8_t *const end = src + k;
+            WIDEN_LOOP("48", src, o, end);
+        }
+    else
+        for (; src != last; x += 2) {
+            uint32_t *o = x;
+            const int8_t *const end = src + k;
+            WIDEN_LOOP("32", src, o, end);
+        }
 }
 
 /* n / 4 groups of the same widened word pair (padding, or zeros). */
@@ -558,22 +579,30 @@ int systolic_gemm_wide_variant(const systolic_params *p, const void *const *rows
 static int tile_table(const wide_gemm *g, int32_t c0, int32_t n, int32_t *tab) {
     const systolic_params *p = g->p;
     if (p->requant != SYSTOLIC_REQUANT_FIXED) return 0;
-    const uint32_t span = g->span;
-    for (int32_t ch = c0; ch < c0 + n; ch++, tab += 4) {
-        const int32_t q = p->per_channel ? ch : 0;
+    const int32_t *const mult = p->multiplier, *const bias = p->bias;
+    const int8_t *const shift = p->shift;
+    const int32_t qstep = p->per_channel ? 1 : 0;
+    const uint32_t span = g->span, oo = (uint32_t)p->output_offset;
+    const uint32_t oo_mag = (uint32_t)(p->output_offset < 0 ? -p->output_offset : p->output_offset);
+    for (int32_t ch = c0, q = c0 * qstep; ch < c0 + n; ch++, q += qstep, tab += 4) {
+        const int32_t b = bias ? bias[ch] : 0;
         edge_rq_dsp rq;
-        tab[3] = p->bias ? p->bias[ch] : 0;
-        tab[0] = tab[1] = tab[2] = 0;
-        if (!edge_rq_dsp_make(p->multiplier[q], p->shift[q], &rq) || !edge_rq_dsp_fits(tab[3], span, &rq))
+        uint32_t need;
+        tab[3] = b;
+        if (!edge_rq_dsp_make(mult[q], shift[q], &rq) || (need = edge_rq_dsp_need(b, span, &rq)) > 0x7fffffffu) {
+            tab[0] = tab[1] = tab[2] = 0;
             continue;
+        }
         /* The offset folded into the rounding term when the sum stays in
          * range: (h + round + oo * 2^right) >> right = out + oo. Else
          * right < 0 says "add it". */
-        const uint32_t oo = (uint32_t)(p->output_offset < 0 ? -p->output_offset : p->output_offset);
-        tab[0] = rq.mult2, tab[1] = rq.round, tab[2] = -rq.right;
-        if (rq.right < 23 && edge_rq_dsp_fits(tab[3], span + (oo << rq.right), &rq)) {
-            tab[1] = (int32_t)((uint32_t)rq.round + ((uint32_t)p->output_offset << rq.right));
+        tab[0] = rq.mult2;
+        if (rq.right < 23 && need + (oo_mag << rq.right) <= 0x7fffffffu) {
+            tab[1] = (int32_t)((uint32_t)rq.round + (oo << rq.right));
             tab[2] = rq.right;
+        } else {
+            tab[1] = rq.round;
+            tab[2] = -rq.right;
         }
     }
     return 1;
@@ -714,6 +743,7 @@ typedef struct conv_walk {
     int32_t run, rstep, y_last, x_last; /* windows inside: k_h runs of run bytes */
     int direct, runs, wide;
     int inside;            /* direct, and every window inside the image */
+    int contig;            /* inside, rows one after the other, k % 8 == 0: widen_rows */
     int32_t pstep, wrap;   /* inside: bytes to the next pixel's row, or from a line's last */
     uint32_t io2;          /* the input offset, in both halves */
 } conv_walk;
@@ -731,7 +761,10 @@ static void gather_rows(const conv_walk *cw, const int8_t *img, int32_t y, int32
     const uint32_t io2 = cw->io2;
     int32_t iy = y * g->stride_h - g->pad_h, ix = xx * sw - g->pad_w;
     int32_t r = 0;
-    if (cw->inside) {
+    if (cw->contig) {
+        widen_rows(base + (iy * in_w + ix) * in_c, cw->k, mr, x, st, io2);
+        r = mr, x += 2 * mr;
+    } else if (cw->inside) {
         const int8_t *src = base + (iy * in_w + ix) * in_c;
         for (; r < mr; r++, x += 2) {
             widen_run(src, cw->k, x, st, io2);
@@ -804,6 +837,7 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
     cw.pstep = g->stride_w * g->in_c;
     cw.wrap = (g->stride_h * g->in_w - (g->out_w - 1) * g->stride_w) * g->in_c;
     cw.io2 = wg.io2;
+    cw.contig = cw.inside && (k & 7) == 0 && cw.pstep == k && cw.wrap == k;
     /* The bytes past k of a gathered row hold the input zero point, so
      * that they widen to 0 (wide_block's spare copy keeps them so). */
     for (int32_t i = k; i < 4 * wg.steps; i++) row[i] = wg.tail;
