@@ -215,7 +215,7 @@ __attribute__((naked, noinline)) static void dot4(const uint32_t *x __attribute_
 /* ---- Whole tiles in asm: every channel's dot product, requantization and
  * stores for a block of R full rows, with no call or spill per channel.
  * The per-channel constants come from a table built once per op (or per
- * tile for more than TAB_MAX channels): {mult2, round, right, bias}
+ * tile for more than TAB_MAX channels): {bias, mult2, round, right}
  * (requant_dsp.h); right = 0 hands the channel back (its sums in acc[])
  * for the exact path, right < 0 says the offset is added rather than
  * folded into round. Outputs saturate to the int8 range (SSAT #8); callers
@@ -288,10 +288,11 @@ typedef struct dsp_tile {
             "mla    r12, r9, r10, r12\n\t"                                                         \
             "orr    r12, r12, #1\n\t"                                                              \
             "str    r12, [sp, #" TF_ENTRY "]\n\t"                                                  \
-            "mov    r1, r2\n"                                                                      \
+            "mov    r1, r2\n\t"                                                                    \
+            "mov    r2, r3\n"                                                                      \
             "5:\n\t"                                                                               \
-            "ldr    r2, [sp, #" TF_TAB "]\n\t"                                                     \
-            "ldr    r4, [r2, #12]\n\t" INIT "ldr    r0, [sp, #" TF_X "]\n\t"                       \
+            "ldr    r4, [r2], #16\n\t"                                                             \
+            "str    r2, [sp, #" TF_TAB "]\n\t" INIT "ldr    r0, [sp, #" TF_X "]\n\t"               \
             "ldr    pc, [sp, #" TF_ENTRY "]\n\t"                                                   \
             ".p2align 2\n"                                                                         \
             "1:\n\t" ROWS_STEP "2:\n\t" ROWS_STEP ROWS_STEP ROWS_STEP ROWS_STEP ROWS_STEP ROWS_STEP      \
@@ -305,9 +306,7 @@ typedef struct dsp_tile {
             "ldr    r12, [sp, #" TF_KADJ "]\n\t"                                                   \
             "add    r1, r12\n\t"                                                                   \
             "ldr    r12, [sp, #" TF_TAB "]\n\t"                                                    \
-            "ldm    r12!, {r0, r2, r3}\n\t"                                                        \
-            "add    r12, #4\n\t"                                                                   \
-            "str    r12, [sp, #" TF_TAB "]\n\t"                                                    \
+            "ldmdb  r12, {r0, r2, r3}\n\t"                                                         \
             "cmp    r3, #0\n\t"                                                                    \
             "beq    6f\n\t"                                                                        \
             "ldr    r12, [sp, #" TF_OUT "]\n\t"                                                    \
@@ -588,21 +587,21 @@ static int tile_table(const wide_gemm *g, int32_t c0, int32_t n, int32_t *tab) {
         const int32_t b = bias ? bias[ch] : 0;
         edge_rq_dsp rq;
         uint32_t need;
-        tab[3] = b;
+        tab[0] = b;
         if (!edge_rq_dsp_make(mult[q], shift[q], &rq) || (need = edge_rq_dsp_need(b, span, &rq)) > 0x7fffffffu) {
-            tab[0] = tab[1] = tab[2] = 0;
+            tab[1] = tab[2] = tab[3] = 0;
             continue;
         }
         /* The offset folded into the rounding term when the sum stays in
          * range: (h + round + oo * 2^right) >> right = out + oo. Else
          * right < 0 says "add it". */
-        tab[0] = rq.mult2;
+        tab[1] = rq.mult2;
         if (rq.right < 23 && need + (oo_mag << rq.right) <= 0x7fffffffu) {
-            tab[1] = (int32_t)((uint32_t)rq.round + (oo << rq.right));
-            tab[2] = rq.right;
+            tab[2] = (int32_t)((uint32_t)rq.round + (oo << rq.right));
+            tab[3] = rq.right;
         } else {
-            tab[1] = rq.round;
-            tab[2] = -rq.right;
+            tab[2] = rq.round;
+            tab[3] = -rq.right;
         }
     }
     return 1;
