@@ -311,10 +311,9 @@ typedef struct dsp_tile {
             "beq    6f\n\t"                                                                        \
             "ldr    r12, [sp, #" TF_OUT "]\n\t"                                                    \
             "ldr    r11, [sp, #" TF_STRIDE "]\n\t"                                                 \
+            "add    lr, r12, #1\n\t"                                                               \
+            "str    lr, [sp, #" TF_OUT "]\n\t"                                                     \
             "blt    7f\n\t" RQF "8:\n\t"                                                          \
-            "ldr    r12, [sp, #" TF_OUT "]\n\t"                                                    \
-            "add    r12, #1\n\t"                                                                   \
-            "str    r12, [sp, #" TF_OUT "]\n\t"                                                    \
             "ldrd   r2, r3, [sp, #" TF_TAB "]\n\t"                                                 \
             "cmp    r2, r3\n\t"                                                                    \
             "bne    5b\n\t"                                                                        \
