@@ -98,8 +98,9 @@ void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, 
  * stack buffer of 4 * EDGE_SYSTOLIC_WIDE_WORDS bytes, not arena: the memory
  * plan stays the same on every target, and the host that sizes a
  * firmware's arena plans without this variant. With its gathering row and
- * a table of per-channel constants, systolic_conv_variant takes about
- * 8 KiB of stack, systolic_gemm_wide_variant about 5.5 KiB. Both entry
+ * a table of per-channel constants (36 bytes a channel, 128 at most),
+ * systolic_conv_variant takes about 10.5 KiB of stack,
+ * systolic_gemm_wide_variant about 5.5 KiB. Both entry
  * points return 0, having done nothing, for the cases they do not take
  * (then the portable tiling runs). */
 #if defined(EDGE_SYSTOLIC_DSP)

@@ -215,11 +215,14 @@ __attribute__((naked, noinline)) static void dot4(const uint32_t *x __attribute_
 /* ---- Whole tiles in asm: every channel's dot product, requantization and
  * stores for a block of R full rows, with no call or spill per channel.
  * The per-channel constants come from a table built once per op (or per
- * tile for more than TAB_MAX channels): {bias, mult2, round, right}
- * (requant_dsp.h); right = 0 hands the channel back (its sums in acc[])
+ * tile for more than TAB_MAX channels): {bias x 6, mult2, round, right}
+ * (requant_dsp.h; the bias once per row, so that one LDM starts all the
+ * sums); right = 0 hands the channel back (its sums in acc[])
  * for the exact path, right < 0 says the offset is added rather than
  * folded into round. Outputs saturate to the int8 range (SSAT #8); callers
  * clamp narrower ones after. */
+#define TAB_ENTRY 9 /* words of a table entry */
+#define TAB_ENTRY_BYTES "36"
 typedef struct dsp_tile {
     const uint32_t *x;  /*  0: the widened block */
     const int8_t *w;    /*  4: weights of the next channel */
@@ -291,8 +294,8 @@ typedef struct dsp_tile {
             "mov    r1, r2\n\t"                                                                    \
             "mov    r2, r3\n"                                                                      \
             "5:\n\t"                                                                               \
-            "ldr    r4, [r2], #16\n\t"                                                             \
-            "str    r2, [sp, #" TF_TAB "]\n\t" INIT "ldr    r0, [sp, #" TF_X "]\n\t"               \
+            INIT "str    r2, [sp, #" TF_TAB "]\n\t"                                              \
+            "ldr    r0, [sp, #" TF_X "]\n\t"                                                       \
             "ldr    pc, [sp, #" TF_ENTRY "]\n\t"                                                   \
             ".p2align 2\n"                                                                         \
             "1:\n\t" ROWS_STEP "2:\n\t" ROWS_STEP ROWS_STEP ROWS_STEP ROWS_STEP ROWS_STEP ROWS_STEP      \
@@ -338,12 +341,12 @@ typedef struct dsp_tile {
 
 __attribute__((naked, noinline)) static int tile6(dsp_tile *t __attribute__((unused))) {
     DSP_TILE_ASM(DOT_STEP6, "72", "add r10, r9, r9, lsl #1\n\tadd r10, r1, r10, lsl #4\n\t",
-                 RQ_ROWS6(RQ_F), RQ_ROWS6(RQ_A), "r4-r9", INIT6);
+                 RQ_ROWS6(RQ_F), RQ_ROWS6(RQ_A), "r4-r9", "ldm    r2!, {r4-r9}\n\tadd    r2, #12\n\t");
 }
 
 __attribute__((naked, noinline)) static int tile4(dsp_tile *t __attribute__((unused))) {
     DSP_TILE_ASM(DOT_STEP4, "52", "add r10, r1, r9, lsl #5\n\t", RQ_ROWS4(RQ_F), RQ_ROWS4(RQ_A),
-                 "r4-r7", INIT4);
+                 "r4-r7", "ldm    r2, {r4-r7}\n\tadd    r2, #" TAB_ENTRY_BYTES "\n\t");
 }
 
 /* SXTAB16 with its rotate: (b1, b3) of v plus the halves of a. */
@@ -570,7 +573,7 @@ int systolic_gemm_wide_variant(const systolic_params *p, const void *const *rows
     return 1;
 }
 
-#define TAB_MAX 128 /* channels of the tile table: 2 KiB of stack */
+#define TAB_MAX 128 /* channels of the tile table: 4.5 KiB of stack */
 
 /* The tile6/tile4 table of channels [c0, c0 + n), n <= TAB_MAX; 0 when
  * they cannot run (then wide_block does). */
@@ -582,25 +585,25 @@ static int tile_table(const wide_gemm *g, int32_t c0, int32_t n, int32_t *tab) {
     const int32_t qstep = p->per_channel ? 1 : 0;
     const uint32_t span = g->span, oo = (uint32_t)p->output_offset;
     const uint32_t oo_mag = (uint32_t)(p->output_offset < 0 ? -p->output_offset : p->output_offset);
-    for (int32_t ch = c0, q = c0 * qstep; ch < c0 + n; ch++, q += qstep, tab += 4) {
+    for (int32_t ch = c0, q = c0 * qstep; ch < c0 + n; ch++, q += qstep, tab += TAB_ENTRY) {
         const int32_t b = bias ? bias[ch] : 0;
         edge_rq_dsp rq;
         uint32_t need;
-        tab[0] = b;
+        tab[0] = tab[1] = tab[2] = tab[3] = tab[4] = tab[5] = b;
         if (!edge_rq_dsp_make(mult[q], shift[q], &rq) || (need = edge_rq_dsp_need(b, span, &rq)) > 0x7fffffffu) {
-            tab[1] = tab[2] = tab[3] = 0;
+            tab[6] = tab[7] = tab[8] = 0;
             continue;
         }
         /* The offset folded into the rounding term when the sum stays in
          * range: (h + round + oo * 2^right) >> right = out + oo. Else
          * right < 0 says "add it". */
-        tab[1] = rq.mult2;
+        tab[6] = rq.mult2;
         if (rq.right < 23 && need + (oo_mag << rq.right) <= 0x7fffffffu) {
-            tab[2] = (int32_t)((uint32_t)rq.round + (oo << rq.right));
-            tab[3] = rq.right;
+            tab[7] = (int32_t)((uint32_t)rq.round + (oo << rq.right));
+            tab[8] = rq.right;
         } else {
-            tab[2] = rq.round;
-            tab[3] = -rq.right;
+            tab[7] = rq.round;
+            tab[8] = -rq.right;
         }
     }
     return 1;
@@ -619,7 +622,7 @@ static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, 
     t.x = x;
     t.w = w;
     t.tab = tab;
-    t.tab_end = t.tab + 4 * nf;
+    t.tab_end = t.tab + TAB_ENTRY * nf;
     t.out = out;
     t.out_stride = out_stride;
     t.oo = p->output_offset;
@@ -627,7 +630,7 @@ static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, 
     t.steps = g->steps;
     for (int pass = 0; pass < 2; pass++) {
         while (t.tab != t.tab_end && (R == 6 ? tile6(&t) : tile4(&t))) {
-            systolic_requant_channel(p, c0 + (int32_t)(t.tab - tab) / 4 - 1, t.acc, R, t.out, out_stride);
+            systolic_requant_channel(p, c0 + (int32_t)(t.tab - tab) / TAB_ENTRY - 1, t.acc, R, t.out, out_stride);
             t.out++;
         }
         if (nf == nch) return;
@@ -635,8 +638,8 @@ static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, 
         /* The last channel from its padded copy (the asm leaves t as it
          * was unless it hands a channel back). */
         t.w = g->wlast;
-        t.tab = tab + 4 * nf;
-        t.tab_end = t.tab + 4;
+        t.tab = tab + TAB_ENTRY * nf;
+        t.tab_end = t.tab + TAB_ENTRY;
         t.out = out + nf;
         nf = nch;
     }
@@ -725,10 +728,10 @@ static void conv_block(const wide_gemm *g, int asm_ok, int32_t *tab, int32_t *ta
         }
         uint8_t *o = out + (c - c0);
         if (mr == R) {
-            tile_run(g, tab + 4 * (c - *tab_c0), x, R, c, cn, o, out_stride);
+            tile_run(g, tab + TAB_ENTRY * (c - *tab_c0), x, R, c, cn, o, out_stride);
             continue;
         }
-        tile_run(g, tab + 4 * (c - *tab_c0), x, R, c, cn, tmp, cn);
+        tile_run(g, tab + TAB_ENTRY * (c - *tab_c0), x, R, c, cn, tmp, cn);
         for (int32_t r = 0; r < mr; r++)
             for (int32_t j = 0; j < cn; j++) o[r * out_stride + j] = tmp[r * cn + j];
     }
@@ -798,7 +801,7 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
     if (!systolic_conv_variant_takes(p)) return 0;
     uint32_t x[EDGE_SYSTOLIC_WIDE_WORDS];
     int8_t row[WIDE_MAX_K + 4]; /* gathered rows, and wide_block's spare */
-    int32_t tab[4 * TAB_MAX];
+    int32_t tab[TAB_ENTRY * TAB_MAX];
     const int32_t k = p->k, n_all = p->n * g->groups, pixels = g->out_h * g->out_w;
     wide_gemm wg = wide_setup(p, n_all, row, p->input_offset);
     /* For k % 4 != 0 (first layers), the last channel's row padded once,
@@ -849,7 +852,7 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
                 gather_rows(&cw, img, oy, ox, grp, mr, Rt, x, row);
                 uint8_t *o = (uint8_t *)oimg + px0 * n_all + grp * p->n;
                 if (whole && mr == Rt)
-                    tile_run(&wg, tab + 4 * grp * p->n, x, Rt, grp * p->n, p->n, o, n_all);
+                    tile_run(&wg, tab + TAB_ENTRY * grp * p->n, x, Rt, grp * p->n, p->n, o, n_all);
                 else
                     conv_block(&wg, asm_ok, tab, &tab_c0, &tab_n, x, Rt, mr, grp * p->n, p->n, o, n_all);
                 for (int32_t r = 0; !full && r < mr; r++)
