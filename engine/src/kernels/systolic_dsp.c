@@ -743,9 +743,7 @@ typedef struct conv_walk {
     int32_t k, steps;
     int32_t run, rstep, y_last, x_last; /* windows inside: k_h runs of run bytes */
     int direct, runs, wide;
-    int inside;            /* direct, and every window inside the image */
-    int contig;            /* inside, rows one after the other, k % 8 == 0: widen_rows */
-    int32_t pstep, wrap;   /* inside: bytes to the next pixel's row, or from a line's last */
+    int contig;            /* 1x1 stride 1 over whole lines, k % 8 == 0: widen_rows */
     uint32_t io2;          /* the input offset, in both halves */
 } conv_walk;
 
@@ -765,12 +763,6 @@ static void gather_rows(const conv_walk *cw, const int8_t *img, int32_t y, int32
     if (cw->contig) {
         widen_rows(base + (iy * in_w + ix) * in_c, cw->k, mr, x, st, io2);
         r = mr, x += 2 * mr;
-    } else if (cw->inside) {
-        const int8_t *src = base + (iy * in_w + ix) * in_c;
-        for (; r < mr; r++, x += 2) {
-            widen_run(src, cw->k, x, st, io2);
-            src += ++xx == g->out_w ? (xx = 0, cw->wrap) : cw->pstep;
-        }
     }
     for (; r < mr; r++, x += 2) {
         const int in = iy >= 0 && ix >= 0 && iy + cw->y_last < in_h && ix + cw->x_last < in_w;
@@ -833,12 +825,9 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
     cw.rstep = g->dil_h * g->in_w * g->in_c;
     cw.y_last = (g->k_h - 1) * g->dil_h;
     cw.x_last = (g->k_w - 1) * g->dil_w;
-    cw.inside = cw.direct && g->pad_h == 0 && g->pad_w == 0 && (g->out_h - 1) * g->stride_h < g->in_h &&
-                (g->out_w - 1) * g->stride_w < g->in_w;
-    cw.pstep = g->stride_w * g->in_c;
-    cw.wrap = (g->stride_h * g->in_w - (g->out_w - 1) * g->stride_w) * g->in_c;
     cw.io2 = wg.io2;
-    cw.contig = cw.inside && (k & 7) == 0 && cw.pstep == k && cw.wrap == k;
+    cw.contig = cw.direct && g->groups == 1 && (k & 7) == 0 && g->pad_h == 0 && g->pad_w == 0 &&
+                g->stride_h == 1 && g->stride_w == 1 && g->in_w == g->out_w && g->out_h <= g->in_h;
     /* The bytes past k of a gathered row hold the input zero point, so
      * that they widen to 0 (wide_block's spare copy keeps them so). */
     for (int32_t i = k; i < 4 * wg.steps; i++) row[i] = wg.tail;
