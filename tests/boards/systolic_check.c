@@ -285,7 +285,7 @@ static int check_requant_dsp(int32_t *cases) {
 #define CV_OUT 8192
 #define CV_CH 256
 static int8_t cv_in[CV_IN], cv_w[CV_W], cv_out[CV_OUT];
-static int32_t cv_bias[CV_CH], cv_eff[CV_CH], cv_mult[CV_CH];
+static int32_t cv_bias[CV_CH], cv_mult[CV_CH];
 static int8_t cv_shift[CV_CH];
 
 static int check_conv(int32_t *cases) {
@@ -309,6 +309,14 @@ static int check_conv(int32_t *cases) {
         g.out_h = rnd_range(1, 8);
         g.out_w = rnd_range(1, 8);
         int32_t gn = big ? rnd_range(1, 6) : rnd_range(1, CV_CH / g.groups < 24 ? CV_CH / g.groups : 24);
+        if (t % 11 == 4) {
+            /* 1x1 stride 1 over whole lines: contiguous rows (widen_rows),
+             * or lines one pixel longer than the output's. */
+            g.groups = 1, g.group_in_c = g.in_c = 8 * rnd_range(1, 6);
+            g.k_h = g.k_w = 1, g.stride_h = g.stride_w = 1, g.dil_h = g.dil_w = 1, g.pad_h = g.pad_w = 0;
+            g.in_w = g.out_w + (rnd() % 3 == 0), g.in_h = g.out_h + rnd_range(0, 1);
+            gn = rnd_range(1, 24);
+        }
         if (t % 13 == 5) {
             /* More channels than the DSP tile table holds at once. */
             g.groups = 1, g.group_in_c = g.in_c = rnd_range(1, 8);
@@ -345,10 +353,9 @@ static int check_conv(int32_t *cases) {
         p.weights = cv_w;
         p.multiplier = cv_mult;
         p.shift = cv_shift;
-        systolic_params whole = p;
-        whole.n = n_all;
-        systolic_fold_bias(&whole, cv_bias, cv_eff);
-        p.bias = cv_eff;
+        /* The model's bias: the variant adds the input offset itself. */
+        const int has_bias = rnd() % 5 != 0;
+        p.bias = has_bias ? cv_bias : NULL;
         for (int32_t i = 0; i < n_out; i++) cv_out[i] = 0x55;
         if (!systolic_conv_variant(&p, &g, cv_in, cv_out)) {
             board_printf("conv: the variant refused k=%ld\n", (long)k);
@@ -359,7 +366,7 @@ static int check_conv(int32_t *cases) {
                 for (int32_t ox = 0; ox < g.out_w; ox++)
                     for (int32_t c = 0; c < n_all; c++) {
                         const int32_t grp = c / gn;
-                        uint32_t acc = (uint32_t)cv_bias[c];
+                        uint32_t acc = has_bias ? (uint32_t)cv_bias[c] : 0u;
                         for (int32_t ky = 0; ky < g.k_h; ky++)
                             for (int32_t kx = 0; kx < g.k_w; kx++) {
                                 const int32_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
@@ -388,6 +395,108 @@ static int check_conv(int32_t *cases) {
                             return 1;
                         }
                     }
+        (*cases)++;
+    }
+    return 0;
+}
+
+/* The requantization bound of the conv variant, which sums (x + io) * w
+ * from the model's bias: |x + io| <= 255, so its fast path may take a
+ * channel only when |bias| + k * max|x + io| * 128 + 2^(right-1) < 2^31
+ * (and with the output offset folded into the rounding term, when that
+ * much more fits too). Uniform inputs at the extremes make every pixel's
+ * sum S the same, k * (x + io) * w, and each channel's bias puts the
+ * accumulator T = bias + S right at an edge: at the bound (fast path, must
+ * be exact), just past it, or past it by less than the bound of sums
+ * x * w (k * 2^14) would have allowed, where the four-instruction form
+ * overflows. */
+static int64_t llabs_(int64_t v) { return v < 0 ? -v : v; }
+
+static int check_conv_bound(int32_t *cases) {
+    for (int t = 0; t < 3000; t++) {
+        systolic_conv_geom g;
+        const int32_t ks[] = {4, 8, 3, 12, 27, 64, 200, 384, 576};
+        const int32_t kk = ks[t % 9];
+        g.batches = 1;
+        g.groups = 1;
+        /* 1x1, or windows of 3x3 x 3 channels and 1x3 x 4 (no padding). */
+        g.k_h = g.k_w = 1;
+        g.group_in_c = g.in_c = kk;
+        if (kk == 27) g.group_in_c = g.in_c = 3, g.k_h = g.k_w = 3;
+        if (kk == 12 && t % 2) g.group_in_c = g.in_c = 4, g.k_w = 3;
+        g.stride_h = g.stride_w = 1, g.dil_h = g.dil_w = 1, g.pad_h = g.pad_w = 0;
+        g.out_h = rnd_range(1, 3), g.out_w = rnd_range(1, 4);
+        g.in_h = g.out_h + g.k_h - 1, g.in_w = g.out_w + g.k_w - 1;
+        const int32_t k = g.k_h * g.k_w * g.group_in_c, gn = rnd_range(1, 20);
+        const int32_t n_in = g.in_h * g.in_w * g.in_c, n_out = g.out_h * g.out_w * gn;
+        if (n_in > CV_IN || gn * k > CV_W || n_out > CV_OUT) continue;
+        const int32_t zps[] = {-128, 127, -1, 0};
+        const int32_t zp = t % 5 < 4 ? zps[t % 5 % 4] : rnd_range(-128, 127);
+        const int32_t io = -zp;
+        /* The activation farthest from -io: |x + io| is then the bound's. */
+        const int32_t x = io >= 0 ? 127 : -128, a = x + io;
+        const uint32_t amax = (uint32_t)(a < 0 ? -a : a);
+        g.pad_value = zp;
+        systolic_params p;
+        for (size_t i = 0; i < sizeof p; i++) ((uint8_t *)&p)[i] = 0;
+        p.k = k, p.n = gn;
+        p.input_offset = io;
+        p.output_offset = rnd_range(-128, 127);
+        p.act_min = -128, p.act_max = 127;
+        if (t % 7 == 3) p.act_min = -100, p.act_max = 100;
+        p.per_channel = (uint8_t)(t % 6 != 0);
+        p.requant = SYSTOLIC_REQUANT_FIXED;
+        for (int32_t i = 0; i < n_in; i++) cv_in[i] = (int8_t)x;
+        const uint32_t oo_mag = (uint32_t)(p.output_offset < 0 ? -p.output_offset : p.output_offset);
+        for (int32_t c = 0; c < gn; c++) {
+            const int8_t w = rnd() % 2 ? 127 : -128;
+            for (int32_t i = 0; i < k; i++) cv_w[c * k + i] = w;
+            const int32_t q = p.per_channel ? c : 0;
+            if (c == q) {
+                cv_mult[q] = rnd() % 3 ? (int32_t)(rnd() | 0x40000000u) & 0x7fffffff : 0x7fffffff;
+                cv_shift[q] = (int8_t)-(rnd() % 2 ? rnd_range(20, 31) : rnd_range(1, 31));
+            }
+            edge_rq_dsp rq;
+            if (!edge_rq_dsp_make(cv_mult[q], cv_shift[q], &rq)) return 1;
+            const int64_t S = (int64_t)k * a * w;
+            const int64_t room = 0x7fffffff - (int64_t)rq.round;
+            const int64_t span = (int64_t)k * amax * 128, old_span = (int64_t)k << 14;
+            int64_t T; /* |T|, then signed like S */
+            switch (rnd() % 6) {
+            case 0: T = room - span + llabs_(S); break;               /* the bias at the bound */
+            case 1: T = room - span + llabs_(S) + 1; break;           /* one past it */
+            case 2: T = room - old_span + llabs_(S) - (int64_t)(rnd() % 4); break; /* the old bound's */
+            case 3: T = room + 1 + (int64_t)(rnd() % 64); break;      /* T itself past the bound */
+            case 4: T = room - span + llabs_(S) - ((int64_t)oo_mag << rq.right) + rnd_range(-1, 1); break;
+            default: T = room - old_span + llabs_(S) - ((int64_t)oo_mag << rq.right) - (int64_t)(rnd() % 4); break;
+            }
+            if (T > 0x7fffffff) T = 0x7fffffff;
+            if (T < llabs_(S)) T = llabs_(S);
+            if (S < 0) T = -T;
+            cv_bias[c] = (int32_t)(T - S);
+        }
+        p.weights = cv_w, p.multiplier = cv_mult, p.shift = cv_shift, p.bias = cv_bias;
+        for (int32_t i = 0; i < n_out; i++) cv_out[i] = 0x55;
+        if (!systolic_conv_variant(&p, &g, cv_in, cv_out)) {
+            board_printf("conv bound: the variant refused k=%ld\n", (long)k);
+            return 1;
+        }
+        for (int32_t px = 0; px < g.out_h * g.out_w; px++)
+            for (int32_t c = 0; c < gn; c++) {
+                const int32_t q = p.per_channel ? c : 0;
+                const uint32_t acc = (uint32_t)cv_bias[c] + (uint32_t)(k * a * cv_w[c * k]);
+                const int32_t want =
+                    ref_out((int32_t)acc, cv_mult[q], cv_shift[q], p.output_offset, p.act_min, p.act_max);
+                const int32_t got = cv_out[px * gn + c];
+                if (got != want) {
+                    board_printf("conv bound mismatch: case %d k=%ld zp %ld n %ld pixel %ld c%ld: got %ld "
+                                 "want %ld (acc %ld bias %ld mult %ld shift %d oo %ld)\n",
+                                 t, (long)k, (long)zp, (long)gn, (long)px, (long)c, (long)got, (long)want,
+                                 (long)(int32_t)acc, (long)cv_bias[c], (long)cv_mult[q], cv_shift[q],
+                                 (long)p.output_offset);
+                    return 1;
+                }
+            }
         (*cases)++;
     }
     return 0;
@@ -504,6 +613,104 @@ static int check_depthwise(int32_t *cases, int32_t *dsp_cases) {
     return 0;
 }
 
+#if defined(EDGE_SYSTOLIC_DSP)
+/* The DSP depthwise kernel's requantization bound, as check_conv_bound
+ * does for the conv: it too sums (x + io) * w from the model's bias, so
+ * its fast path needs |bias| + taps * max|x + io| * 128 + 2^(right-1) <
+ * 2^31 (and the output offset's share when folded). Windows inside the
+ * image, uniform extreme inputs, each channel's weights one extreme
+ * value, accumulators at, just past, and within the old bound (taps *
+ * 2^14) of it. */
+static int check_depthwise_bound(int32_t *cases) {
+    for (int t = 0; t < 2000; t++) {
+        depthwise_params p;
+        for (size_t i = 0; i < sizeof p; i++) ((uint8_t *)&p)[i] = 0;
+        p.batches = 1;
+        p.in_c = p.out_c = 4 * rnd_range(1, 16);
+        p.depth_mult = 1;
+        p.k_h = t % 4 ? 3 : rnd_range(1, 3);
+        p.k_w = t % 4 ? 3 : rnd_range(1, 3);
+        p.stride_h = p.stride_w = rnd_range(1, 2);
+        p.dil_h = p.dil_w = 1;
+        p.out_h = rnd_range(1, 3), p.out_w = rnd_range(1, 6);
+        p.in_h = (p.out_h - 1) * p.stride_h + p.k_h, p.in_w = (p.out_w - 1) * p.stride_w + p.k_w;
+        const int32_t zps[] = {-128, 127, -1, 0};
+        const int32_t zp = t % 5 < 4 ? zps[t % 5 % 4] : rnd_range(-128, 127);
+        const int32_t io = -zp, x = io >= 0 ? 127 : -128, a = x + io, taps = p.k_h * p.k_w;
+        const uint32_t amax = (uint32_t)(a < 0 ? -a : a);
+        p.input_offset = (int16_t)io;
+        /* Half the cases alike in every channel: one kind of edge, weights
+         * of one sign, and an output offset of the sums' sign (where
+         * folding it into the rounding term can overflow). */
+        const int alike = t % 2 == 0;
+        const int8_t w_alike = rnd() % 2 ? 127 : -128;
+        p.output_offset = (int16_t)rnd_range(-128, 127);
+        if (alike) p.output_offset = (int16_t)((a < 0) == (w_alike < 0) ? rnd_range(1, 127) : rnd_range(-128, -1));
+        p.act_min = -128, p.act_max = 127;
+        if (t % 7 == 3) p.act_min = -100, p.act_max = 100;
+        p.per_channel = (uint8_t)(t % 6 != 0);
+        const int32_t n_in = p.in_h * p.in_w * p.in_c, n_out = p.out_h * p.out_w * p.out_c;
+        if (n_in > DW_IN || taps * p.out_c > DW_F || n_out > DW_OUT) continue;
+        for (int32_t i = 0; i < n_in; i++) dw_in[i] = (int8_t)x;
+        const uint32_t oo_mag = (uint32_t)(p.output_offset < 0 ? -p.output_offset : p.output_offset);
+        /* The block's fast paths need every channel to fit. */
+        const uint32_t kind = rnd() % 6;
+        for (int32_t c = 0; c < p.out_c; c++) {
+            const int8_t w = alike ? w_alike : (rnd() % 2 ? 127 : -128);
+            for (int32_t i = 0; i < taps; i++) dw_f[i * p.out_c + c] = w;
+            const int32_t q = p.per_channel ? c : 0;
+            if (c == q) {
+                dw_mult[q] = rnd() % 3 ? (int32_t)(rnd() | 0x40000000u) & 0x7fffffff : 0x7fffffff;
+                dw_shift[q] = (int8_t)-(rnd() % 2 ? rnd_range(20, 31) : rnd_range(1, 31));
+            }
+            edge_rq_dsp rq;
+            if (!edge_rq_dsp_make(dw_mult[q], dw_shift[q], &rq)) return 1;
+            const int64_t S = (int64_t)taps * a * w, aS = llabs_(S);
+            const int64_t room = 0x7fffffff - (int64_t)rq.round;
+            const int64_t span = (int64_t)taps * amax * 128, old_span = (int64_t)taps << 14;
+            const int64_t ofold = (int64_t)oo_mag << rq.right;
+            int64_t T;
+            switch (alike ? kind : rnd() % 6) {
+            case 0: T = room - span + aS; break;
+            case 1: T = room - span + aS + 1; break;
+            case 2: T = room - old_span + aS - (int64_t)(rnd() % 4); break;
+            case 3: T = room + 1 + (int64_t)(rnd() % 64); break;
+            case 4: T = room - span + aS - ofold + rnd_range(-1, 1); break;
+            default: T = room - old_span + aS - ofold - (int64_t)(rnd() % 4); break;
+            }
+            if (T > 0x7fffffff) T = 0x7fffffff;
+            if (T < aS) T = aS;
+            if (S < 0) T = -T;
+            dw_bias[c] = (int32_t)(T - S);
+        }
+        p.bias = dw_bias, p.multiplier = dw_mult, p.shift = dw_shift;
+        for (int32_t i = 0; i < n_out; i++) dw_out[i] = 0x55;
+        if (!depthwise_s8_dsp(&p, dw_in, dw_f, dw_out)) {
+            board_printf("depthwise bound: the DSP kernel refused c=%ld\n", (long)p.out_c);
+            return 1;
+        }
+        for (int32_t px = 0; px < p.out_h * p.out_w; px++)
+            for (int32_t c = 0; c < p.out_c; c++) {
+                const int32_t q = p.per_channel ? c : 0;
+                const uint32_t acc = (uint32_t)dw_bias[c] + (uint32_t)(taps * a * dw_f[c]);
+                const int32_t want =
+                    ref_out((int32_t)acc, dw_mult[q], dw_shift[q], p.output_offset, p.act_min, p.act_max);
+                const int32_t got = dw_out[px * p.out_c + c];
+                if (got != want) {
+                    board_printf("depthwise bound mismatch: case %d %ldx%ld stride %ld zp %ld c=%ld pixel %ld "
+                                 "c%ld: got %ld want %ld (acc %ld bias %ld mult %ld shift %d oo %ld)\n",
+                                 t, (long)p.k_h, (long)p.k_w, (long)p.stride_h, (long)zp, (long)p.out_c,
+                                 (long)px, (long)c, (long)got, (long)want, (long)(int32_t)acc,
+                                 (long)dw_bias[c], (long)dw_mult[q], dw_shift[q], (long)p.output_offset);
+                    return 1;
+                }
+            }
+        (*cases)++;
+    }
+    return 0;
+}
+#endif
+
 int main(void) {
     int32_t gemms = 0;
     board_printf("systolic_check: kernel %s, array %dx%d\n", VARIANT_NAME, EDGE_SYSTOLIC_ROWS,
@@ -521,11 +728,19 @@ int main(void) {
     board_printf("systolic_check: %ld requant_dsp cases match edge_rq_apply\n", (long)rqs);
     if (check_conv(&convs)) return 1;
     board_printf("systolic_check: %ld conv cases match the reference loops\n", (long)convs);
+    int32_t bounds = 0;
+    if (check_conv_bound(&bounds)) return 1;
+    board_printf("systolic_check: %ld conv cases at the requantization bound match\n", (long)bounds);
 #endif
     int32_t dws = 0, dw_dsp = 0;
     if (check_depthwise(&dws, &dw_dsp)) return 1;
     board_printf("systolic_check: %ld depthwise cases (%ld on the DSP kernel) match the reference loops\n",
                  (long)dws, (long)dw_dsp);
+#if defined(EDGE_SYSTOLIC_DSP)
+    int32_t dw_bounds = 0;
+    if (check_depthwise_bound(&dw_bounds)) return 1;
+    board_printf("systolic_check: %ld depthwise cases at the requantization bound match\n", (long)dw_bounds);
+#endif
     board_printf("systolic_check: OK\n");
     return 0;
 }

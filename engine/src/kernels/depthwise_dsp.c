@@ -8,12 +8,12 @@
  * below (DWD_RING_WORDS). Others return 0 (the portable kernel runs).
  *
  * Input rows are widened once each into a ring of k_h-ish rows on the
- * stack: int16 x, laid out [group of 4 channels][column] with each pixel's
- * group as two words (c0, c2), (c1, c3) (SXTB16 order), padded left and
- * right (and rows outside the image) with x = -input_offset. The sums
- * start from bias + io * sum(w) over all taps, so a padded tap adds
- * (-io) * w, cancelling its share: the total is the reference's sum of
- * (x + io) * w over the taps inside (modulo 2^32). Every pixel, border or
+ * stack: int16 x + io (input offset added by SXTAB16, for free), laid out
+ * [group of 4 channels][column] with each pixel's group as two words
+ * (c0, c2), (c1, c3) (SXTB16 order), padded left and right (and rows
+ * outside the image) with 0. The sums start from the model's bias, so the
+ * total is the reference's sum of (x + io) * w over the taps inside
+ * (modulo 2^32), |x + io| <= 255. Every pixel, border or
  * not, is then the same straight sequence: per tap one LDRD of the input,
  * one LDRD of the split weights (a table made once per block), and four
  * SMLABB / SMLATT on the four channels' int32 sums (wrapping as the
@@ -241,33 +241,36 @@ __attribute__((naked, noinline)) static void dwd_requant_fold(const dwd_rq *q __
 
 /* n pixels of ng groups (four channels each), pixels `step` bytes apart,
  * into a ring row (group g at d + g * gstep words): int16 pairs,
- * SXTB16 order. */
-static void dwd_widen(const int8_t *src, int32_t n, int32_t step, int32_t ng, int32_t gstep, uint32_t *d) {
+ * SXTB16 order, io2 (the input offset in both halves) added. */
+static void dwd_widen(const int8_t *src, int32_t n, int32_t step, int32_t ng, int32_t gstep, uint32_t *d,
+                      uint32_t io2) {
     for (int32_t g = 0; g < ng; g++, src += 4, d += gstep) {
         const int8_t *s = src;
         uint32_t *o = d;
         if (n & 1) {
             const uint32_t v = load4(s);
-            store_pair(o, (uint32_t)even_s16(v), (uint32_t)odd_s16(v));
+            uint32_t od;
+            __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(od) : "r"(io2), "r"(v));
+            store_pair(o, (uint32_t)__sxtab16((int16x2_t)io2, (int8x4_t)v), od);
             o += 2, s += step;
         }
         if (n < 2) continue;
         /* Two pixels a turn: 11 instructions (GCC takes 16). */
         uint32_t v, u, e;
         __asm__ volatile("1:\n\t"
-                         "ldr    %[v], [%[s]]\n\t"
-                         "ldr    %[u], [%[s], %[step]]\n\t"
-                         "add    %[s], %[s], %[step], lsl #1\n\t"
-                         "sxtb16 %[e], %[v]\n\t"
-                         "sxtb16 %[v], %[v], ror #8\n\t"
-                         "strd   %[e], %[v], [%[o]], #8\n\t"
-                         "sxtb16 %[e], %[u]\n\t"
-                         "sxtb16 %[u], %[u], ror #8\n\t"
-                         "strd   %[e], %[u], [%[o]], #8\n\t"
-                         "cmp    %[o], %[end]\n\t"
-                         "bne    1b\n\t"
+                         "ldr     %[v], [%[s]]\n\t"
+                         "ldr     %[u], [%[s], %[step]]\n\t"
+                         "add     %[s], %[s], %[step], lsl #1\n\t"
+                         "sxtab16 %[e], %[io], %[v]\n\t"
+                         "sxtab16 %[v], %[io], %[v], ror #8\n\t"
+                         "strd    %[e], %[v], [%[o]], #8\n\t"
+                         "sxtab16 %[e], %[io], %[u]\n\t"
+                         "sxtab16 %[u], %[io], %[u], ror #8\n\t"
+                         "strd    %[e], %[u], [%[o]], #8\n\t"
+                         "cmp     %[o], %[end]\n\t"
+                         "bne     1b\n\t"
                          : [s] "+&r"(s), [o] "+&r"(o), [v] "=&r"(v), [u] "=&r"(u), [e] "=&r"(e)
-                         : [step] "r"(step), [end] "r"(d + 2 * n)
+                         : [step] "r"(step), [end] "r"(d + 2 * n), [io] "r"(io2)
                          : "cc", "memory");
     }
 }
@@ -315,14 +318,15 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
     uint32_t wt[DWD_BLOCK / 4 * DWD_TAPS * 2]; /* [group][tap]: (w0, w2), (w1, w3) */
     int32_t bias[DWD_BLOCK], rqt[DWD_BLOCK * 3]; /* starts; {mult2, round, right} */
     int32_t acc[DWD_ACC];
-    uint32_t *const zero = ring + nslot * slot_words; /* one group's row of padding */
+    uint32_t *const zero = ring + nslot * slot_words; /* one group's row of padding, once needed */
+    int zero_set = 0;
     const int32_t io = p->input_offset, oo = p->output_offset, lo = p->act_min, hi = p->act_max;
-    /* The value of a padded tap: x = -io, so that x + io = 0. */
-    const uint32_t pz = ((uint32_t)-io & 0xffffu) | ((uint32_t)-io << 16);
-    const uint32_t span = (uint32_t)taps << 14; /* |x * w| <= 2^14, x = -io on padding too */
+    const uint32_t io2 = ((uint32_t)io & 0xffffu) | ((uint32_t)io << 16);
+    /* |(x + io) * w| <= max|x + io| * 128, x in [-128, 127]; padded taps are 0. */
+    const uint32_t xlo = (uint32_t)(io < 128 ? 128 - io : io - 128), xhi = (uint32_t)(io < -127 ? -127 - io : io + 127);
+    const uint32_t span = (uint32_t)taps * (xlo > xhi ? xlo : xhi) * 128u;
     const int fast3 = k_h == 3 && k_w == 3 && dil_w == 1 && (sw == 1 || sw == 2);
     const int full = lo == -128 && hi == 127;
-    for (int32_t i = 0; i < wp * 2; i++) zero[i] = pz;
 
     for (int32_t b = 0; b < p->batches; b++) {
         const int8_t *img = in + b * in_h * in_w * out_c;
@@ -333,32 +337,22 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
             int32_t held[3] = {-1, -1, -1}; /* the image row each slot holds */
             int exact = 0, fold = 1;
             const uint32_t oo_mag = (uint32_t)(oo < 0 ? -oo : oo);
-            for (int32_t g = 0; g < ng; g++) {
-                /* The split weights, and each channel's sum of them (int16:
-                 * 9 * 128 fits) for the starts. */
-                int16x2_t s02 = 0, s13 = 0;
+            /* The split weights. */
+            for (int32_t g = 0; g < ng; g++)
                 for (int32_t t = 0; t < taps; t++) {
                     const uint32_t v = load4(filt + t * out_c + c0 + 4 * g);
-                    const int16x2_t e = even_s16(v), o = odd_s16(v);
-                    wt[(g * DWD_TAPS + t) * 2] = (uint32_t)e;
-                    wt[(g * DWD_TAPS + t) * 2 + 1] = (uint32_t)o;
-                    s02 = __sadd16(s02, e);
-                    s13 = __sadd16(s13, o);
+                    store_pair(wt + (g * DWD_TAPS + t) * 2, (uint32_t)even_s16(v), (uint32_t)odd_s16(v));
                 }
-                bias[4 * g] = (int16_t)((uint32_t)s02 & 0xffffu);
-                bias[4 * g + 1] = (int16_t)((uint32_t)s13 & 0xffffu);
-                bias[4 * g + 2] = (int16_t)((uint32_t)s02 >> 16);
-                bias[4 * g + 3] = (int16_t)((uint32_t)s13 >> 16);
-            }
             for (int32_t j = 0; j < nc; j++) {
                 const int32_t c = c0 + j, i = p->per_channel ? c : 0;
                 edge_rq_dsp r;
-                const uint32_t wsum = (uint32_t)bias[j];
-                bias[j] = (int32_t)((p->bias ? (uint32_t)p->bias[c] : 0u) + wsum * (uint32_t)io);
-                if (edge_rq_dsp_make(p->multiplier[i], p->shift[i], &r) && edge_rq_dsp_fits(bias[j], span, &r)) {
+                uint32_t need;
+                bias[j] = p->bias ? p->bias[c] : 0;
+                if (edge_rq_dsp_make(p->multiplier[i], p->shift[i], &r) &&
+                    (need = edge_rq_dsp_need(bias[j], span, &r)) <= 0x7fffffffu) {
                     rqt[3 * j] = r.mult2, rqt[3 * j + 1] = r.round, rqt[3 * j + 2] = r.right;
                     /* The offset can go into the rounding term (see systolic_dsp.c). */
-                    fold &= r.right < 23 && edge_rq_dsp_fits(bias[j], span + (oo_mag << r.right), &r);
+                    fold &= r.right < 23 && need + (oo_mag << r.right) <= 0x7fffffffu;
                 } else {
                     rqt[3 * j] = 0, rqt[3 * j + 1] = 1, rqt[3 * j + 2] = 1;
                     exact = 1;
@@ -383,8 +377,8 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
             for (int32_t sl = 0; sl < nslot; sl++)
                 for (int32_t g = 0; g < ng; g++) {
                     uint32_t *d = ring + sl * slot_words + g * wp * 2;
-                    for (int32_t x = 0; x < wp; x++)
-                        if (x < pad_l || x >= pad_l + in_w) d[2 * x] = d[2 * x + 1] = pz;
+                    for (int32_t x = 0; x < pad_l; x++) d[2 * x] = d[2 * x + 1] = 0;
+                    for (int32_t x = pad_l + in_w; x < wp; x++) d[2 * x] = d[2 * x + 1] = 0;
                 }
             for (int32_t oy = 0; oy < p->out_h; oy++) {
                 const int32_t iy0 = oy * p->stride_h - p->pad_h;
@@ -392,6 +386,8 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
                 for (int32_t ky = 0; ky < k_h; ky++) {
                     const int32_t iy = iy0 + ky * dil_h;
                     if (iy < 0 || iy >= in_h) {
+                        for (int32_t i = 0; !zero_set && i < wp * 2; i++) zero[i] = 0;
+                        zero_set = 1;
                         jb.s[ky] = zero;
                         jb.gstep[ky] = 0;
                         continue;
@@ -401,7 +397,7 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
                     if (held[sl] != iy) {
                         /* Widen image row iy: int16, SXTB16 order. */
                         const int8_t *src = img + iy * in_w * out_c + c0;
-                        dwd_widen(src, in_w, out_c, ng, wp * 2, slot + pad_l * 2);
+                        dwd_widen(src, in_w, out_c, ng, wp * 2, slot + pad_l * 2, io2);
                         held[sl] = iy;
                     }
                     jb.s[ky] = slot;

@@ -49,6 +49,14 @@ static inline int edge_rq_dsp_fits(int32_t start, uint32_t span, const edge_rq_d
     return span <= room && mag <= room - span;
 }
 
+/* |start| + span + 2^(right-1), which does not wrap for span < 2^30:
+ * edge_rq_dsp_fits(start, span, q) is exactly need <= 0x7fffffff (one
+ * compare for table builders, which may add more to it). */
+static inline uint32_t edge_rq_dsp_need(int32_t start, uint32_t span, const edge_rq_dsp *q) {
+    const uint32_t mag = start < 0 ? 0u - (uint32_t)start : (uint32_t)start;
+    return mag + span + (uint32_t)q->round;
+}
+
 /* (a << 32 + x * m + 2^31) >> 32, wrapped to 32 bits. */
 static inline int32_t edge_smmlar(int32_t x, int32_t m, int32_t a) {
     int32_t d;

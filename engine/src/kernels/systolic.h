@@ -98,8 +98,9 @@ void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, 
  * stack buffer of 4 * EDGE_SYSTOLIC_WIDE_WORDS bytes, not arena: the memory
  * plan stays the same on every target, and the host that sizes a
  * firmware's arena plans without this variant. With its gathering row and
- * a table of per-channel constants, systolic_conv_variant takes about
- * 8 KiB of stack, systolic_gemm_wide_variant about 5.5 KiB. Both entry
+ * a table of per-channel constants (36 bytes a channel, 128 at most),
+ * systolic_conv_variant takes about 10.5 KiB of stack,
+ * systolic_gemm_wide_variant about 5.5 KiB. Both entry
  * points return 0, having done nothing, for the cases they do not take
  * (then the portable tiling runs). */
 #if defined(EDGE_SYSTOLIC_DSP)
@@ -123,10 +124,17 @@ typedef struct systolic_conv_geom {
 
 /* p: the GEMM of one group (k = k_h * k_w * group_in_c, n = output channels
  * per group) with weights, bias, multiplier and shift of all groups (group
- * g's at g * n channels). Writes the output in raster order, a tile of at
- * most 6 pixels (all channels) at a time. */
+ * g's at g * n channels). p->bias is the model's bias (or NULL), not the
+ * effective one: the widening adds p->input_offset to every activation
+ * (SXTAB16, for free), padded taps widen to 0, and the sums are
+ * bias + sum (x + input_offset) * w directly, so no per-invoke pass over
+ * the weights (systolic_fold_bias) is needed. Writes the output in raster
+ * order, a tile of at most 6 pixels (all channels) at a time. */
 int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g, const int8_t *in,
                           int8_t *out);
+/* 1 when systolic_conv_variant (and systolic_gemm_wide_variant) take p:
+ * int8, filter offset 0, k <= 2 * EDGE_SYSTOLIC_WIDE_WORDS / 4. */
+int systolic_conv_variant_takes(const systolic_params *p);
 
 /* The portable requantization of `count` accumulators of one channel ch
  * (bias included), output j at dst[j * stride]: the DSP GEMM's exact path

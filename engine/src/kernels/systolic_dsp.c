@@ -215,11 +215,14 @@ __attribute__((naked, noinline)) static void dot4(const uint32_t *x __attribute_
 /* ---- Whole tiles in asm: every channel's dot product, requantization and
  * stores for a block of R full rows, with no call or spill per channel.
  * The per-channel constants come from a table built once per op (or per
- * tile for more than TAB_MAX channels): {mult2, round, right, bias}
- * (requant_dsp.h); right = 0 hands the channel back (its sums in acc[])
+ * tile for more than TAB_MAX channels): {bias x 6, mult2, round, right}
+ * (requant_dsp.h; the bias once per row, so that one LDM starts all the
+ * sums); right = 0 hands the channel back (its sums in acc[])
  * for the exact path, right < 0 says the offset is added rather than
  * folded into round. Outputs saturate to the int8 range (SSAT #8); callers
  * clamp narrower ones after. */
+#define TAB_ENTRY 9 /* words of a table entry */
+#define TAB_ENTRY_BYTES "36"
 typedef struct dsp_tile {
     const uint32_t *x;  /*  0: the widened block */
     const int8_t *w;    /*  4: weights of the next channel */
@@ -288,10 +291,11 @@ typedef struct dsp_tile {
             "mla    r12, r9, r10, r12\n\t"                                                         \
             "orr    r12, r12, #1\n\t"                                                              \
             "str    r12, [sp, #" TF_ENTRY "]\n\t"                                                  \
-            "mov    r1, r2\n"                                                                      \
+            "mov    r1, r2\n\t"                                                                    \
+            "mov    r2, r3\n"                                                                      \
             "5:\n\t"                                                                               \
-            "ldr    r2, [sp, #" TF_TAB "]\n\t"                                                     \
-            "ldr    r4, [r2, #12]\n\t" INIT "ldr    r0, [sp, #" TF_X "]\n\t"                       \
+            INIT "str    r2, [sp, #" TF_TAB "]\n\t"                                              \
+            "ldr    r0, [sp, #" TF_X "]\n\t"                                                       \
             "ldr    pc, [sp, #" TF_ENTRY "]\n\t"                                                   \
             ".p2align 2\n"                                                                         \
             "1:\n\t" ROWS_STEP "2:\n\t" ROWS_STEP ROWS_STEP ROWS_STEP ROWS_STEP ROWS_STEP ROWS_STEP      \
@@ -305,17 +309,14 @@ typedef struct dsp_tile {
             "ldr    r12, [sp, #" TF_KADJ "]\n\t"                                                   \
             "add    r1, r12\n\t"                                                                   \
             "ldr    r12, [sp, #" TF_TAB "]\n\t"                                                    \
-            "ldm    r12!, {r0, r2, r3}\n\t"                                                        \
-            "add    r12, #4\n\t"                                                                   \
-            "str    r12, [sp, #" TF_TAB "]\n\t"                                                    \
+            "ldmdb  r12, {r0, r2, r3}\n\t"                                                         \
             "cmp    r3, #0\n\t"                                                                    \
             "beq    6f\n\t"                                                                        \
             "ldr    r12, [sp, #" TF_OUT "]\n\t"                                                    \
             "ldr    r11, [sp, #" TF_STRIDE "]\n\t"                                                 \
+            "add    lr, r12, #1\n\t"                                                               \
+            "str    lr, [sp, #" TF_OUT "]\n\t"                                                     \
             "blt    7f\n\t" RQF "8:\n\t"                                                          \
-            "ldr    r12, [sp, #" TF_OUT "]\n\t"                                                    \
-            "add    r12, #1\n\t"                                                                   \
-            "str    r12, [sp, #" TF_OUT "]\n\t"                                                    \
             "ldrd   r2, r3, [sp, #" TF_TAB "]\n\t"                                                 \
             "cmp    r2, r3\n\t"                                                                    \
             "bne    5b\n\t"                                                                        \
@@ -340,24 +341,77 @@ typedef struct dsp_tile {
 
 __attribute__((naked, noinline)) static int tile6(dsp_tile *t __attribute__((unused))) {
     DSP_TILE_ASM(DOT_STEP6, "72", "add r10, r9, r9, lsl #1\n\tadd r10, r1, r10, lsl #4\n\t",
-                 RQ_ROWS6(RQ_F), RQ_ROWS6(RQ_A), "r4-r9", INIT6);
+                 RQ_ROWS6(RQ_F), RQ_ROWS6(RQ_A), "r4-r9", "ldm    r2!, {r4-r9}\n\tadd    r2, #12\n\t");
 }
 
 __attribute__((naked, noinline)) static int tile4(dsp_tile *t __attribute__((unused))) {
     DSP_TILE_ASM(DOT_STEP4, "52", "add r10, r1, r9, lsl #5\n\t", RQ_ROWS4(RQ_F), RQ_ROWS4(RQ_A),
-                 "r4-r7", INIT4);
+                 "r4-r7", "ldm    r2, {r4-r7}\n\tadd    r2, #" TAB_ENTRY_BYTES "\n\t");
 }
 
+/* SXTAB16 with its rotate: (b1, b3) of v plus the halves of a. */
+static inline uint32_t odd_add16(uint32_t a, uint32_t v) {
+    uint32_t r;
+    __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(v));
+    return r;
+}
+
+/* From S up to END (a multiple of 8 bytes on), two words a turn into
+ * pairs at O, ST bytes apart: 10 instructions. S and O advance. */
+#define WIDEN_LOOP(ST, S, O, END)                                                                  \
+    __asm__ volatile("1:\n\t"                                                                      \
+                     "ldr     %[u], [%[s], #4]\n\t"                                               \
+                     "ldr     %[v], [%[s]], #8\n\t"                                               \
+                     "sxtab16 %[e], %[io], %[v]\n\t"                                              \
+                     "sxtab16 %[v], %[io], %[v], ror #8\n\t"                                      \
+                     "strd    %[e], %[v], [%[x]], #" ST "\n\t"                                    \
+                     "sxtab16 %[e], %[io], %[u]\n\t"                                              \
+                     "sxtab16 %[u], %[io], %[u], ror #8\n\t"                                      \
+                     "strd    %[e], %[u], [%[x]], #" ST "\n\t"                                    \
+                     "cmp     %[s], %[end]\n\t"                                                   \
+                     "bne     1b\n\t"                                                             \
+                     : [s] "+&r"(S), [x] "+&r"(O), [v] "=&r"(v), [u] "=&r"(u), [e] "=&r"(e)     \
+                     : [io] "r"(io2), [end] "r"(END)                                            \
+                     : "cc", "memory")
+
 /* n bytes (a multiple of 4) at src into one row of a block: word pairs
- * st words apart. Returns where the next would go. */
-static uint32_t *widen_run(const int8_t *src, int32_t n, uint32_t *x, int32_t st) {
-    const int8_t *const end = src + n;
-    for (; src < end; src += 4, x += st) {
+ * st words apart (st = 2R: 8 or 12), io2 (the input offset in both
+ * halves) added to every value by SXTAB16, for free. Returns where the
+ * next would go. */
+static uint32_t *widen_run(const int8_t *src, int32_t n, uint32_t *x, int32_t st, uint32_t io2) {
+    if (n & 4) {
         const uint32_t v = load4(src);
-        const uint32_t e = (uint32_t)even_s16(v), o = (uint32_t)odd_s16(v);
-        store_pair(x, e, o);
+        store_pair(x, (uint32_t)__sxtab16((int16x2_t)io2, (int8x4_t)v), odd_add16(io2, v));
+        src += 4, x += st;
     }
+    if (n < 8) return x;
+    const int8_t *const end = src + (n & ~7);
+    uint32_t v, u, e;
+    if (st == 12)
+        WIDEN_LOOP("48", src, x, end);
+    else
+        WIDEN_LOOP("32", src, x, end);
     return x;
+}
+
+/* mr rows of k bytes (a multiple of 8), one after the other from src,
+ * into rows 0..mr-1 of a block (st = 2R: 8 or 12), io2 added: 1x1
+ * stride-1 convs, whose pixels' rows are contiguous. */
+static void widen_rows(const int8_t *src, int32_t k, int32_t mr, uint32_t *x, int32_t st, uint32_t io2) {
+    const int8_t *const last = src + mr * k;
+    uint32_t v, u, e;
+    if (st == 12)
+        for (; src != last; x += 2) {
+            uint32_t *o = x;
+            const int8_t *const end = src + k;
+            WIDEN_LOOP("48", src, o, end);
+        }
+    else
+        for (; src != last; x += 2) {
+            uint32_t *o = x;
+            const int8_t *const end = src + k;
+            WIDEN_LOOP("32", src, o, end);
+        }
 }
 
 /* n / 4 groups of the same widened word pair (padding, or zeros). */
@@ -382,9 +436,12 @@ typedef struct wide_gemm {
     int8_t *spare;            /* 4 * steps bytes for the last channel's row */
     const int8_t *wlast;      /* the last channel's row zero-padded to 4 * steps, or NULL */
     int32_t steps;            /* ceil(k / 4) */
+    uint32_t io2;             /* the offset the widening adds, in both halves (0: none) */
+    uint32_t span;            /* the most |sum of products| can be (requant_dsp.h's bound) */
+    int8_t tail;              /* activation bytes past k: widened, they are 0 */
 } wide_gemm;
 
-static int wide_takes(const systolic_params *p) {
+int systolic_conv_variant_takes(const systolic_params *p) {
     return !p->is_unsigned && p->filter_offset == 0 && p->k <= WIDE_MAX_K &&
            (p->requant == SYSTOLIC_REQUANT_FIXED || p->requant == SYSTOLIC_REQUANT_DOUBLE);
 }
@@ -392,14 +449,14 @@ static int wide_takes(const systolic_params *p) {
 /* Channels [c0, c0 + nch) against the block x of R rows, the first mr
  * valid: row r, channel c0 + j to out[r * out_stride + j]. */
 /* Requantize the mr sums of channel ch (bias included) to o[r * out_stride]. */
-static void wide_requant(const systolic_params *p, int32_t ch, const int32_t *acc, int32_t mr, uint8_t *o,
+static void wide_requant(const wide_gemm *g, int32_t ch, const int32_t *acc, int32_t mr, uint8_t *o,
                          int32_t out_stride) {
+    const systolic_params *p = g->p;
     const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
     const int32_t q = p->per_channel ? ch : 0;
-    const uint32_t span = (uint32_t)p->k << 14; /* |a * w| <= 2^14 */
     edge_rq_dsp rq;
     if (p->requant == SYSTOLIC_REQUANT_FIXED && edge_rq_dsp_make(p->multiplier[q], p->shift[q], &rq) &&
-        edge_rq_dsp_fits(p->bias ? p->bias[ch] : 0, span, &rq)) {
+        edge_rq_dsp_fits(p->bias ? p->bias[ch] : 0, g->span, &rq)) {
         for (int32_t r = 0; r < mr; r++) {
             int32_t v = edge_rq_dsp_apply(acc[r], &rq) + oo;
             v = v < lo ? lo : v;
@@ -447,7 +504,7 @@ static void wide_block(const wide_gemm *g, const uint32_t *x, int32_t R, int32_t
         }
         for (int32_t t = 0; t < 4; t++) {
             acc[0] = a[0][t], acc[1] = a[1][t];
-            wide_requant(p, c0 + j + t, acc, mr, out + j + t, out_stride);
+            wide_requant(g, c0 + j + t, acc, mr, out + j + t, out_stride);
         }
     }
     for (; j < nch; j++) {
@@ -456,7 +513,7 @@ static void wide_block(const wide_gemm *g, const uint32_t *x, int32_t R, int32_t
         if (w + 4 * steps > g->w_end) {
             int32_t i = 0;
             for (; i < k; i++) g->spare[i] = w[i];
-            for (; i < 4 * steps; i++) g->spare[i] = 0;
+            for (; i < 4 * steps; i++) g->spare[i] = g->tail; /* meets 0 activations */
             w = g->spare;
         }
         const int32_t b = p->bias ? p->bias[ch] : 0;
@@ -469,38 +526,44 @@ static void wide_block(const wide_gemm *g, const uint32_t *x, int32_t R, int32_t
             else
                 dot4(x, w, steps, acc);
         }
-        wide_requant(p, ch, acc, mr, out + j, out_stride);
+        wide_requant(g, ch, acc, mr, out + j, out_stride);
     }
 }
 
-static wide_gemm wide_setup(const systolic_params *p, int32_t n_all, int8_t *spare) {
+/* io: the offset the widening adds to the activations (0, or the conv's
+ * input offset). Then x + io is in [io - 128, io + 127] and |w| <= 128. */
+static wide_gemm wide_setup(const systolic_params *p, int32_t n_all, int8_t *spare, int32_t io) {
     wide_gemm g;
     g.p = p;
     g.steps = (p->k + 3) / 4;
     g.w_end = (const int8_t *)p->weights + n_all * p->k;
     g.spare = spare;
     g.wlast = 0;
+    g.io2 = ((uint32_t)io & 0xffffu) | ((uint32_t)io << 16);
+    const uint32_t lo = (uint32_t)(io < 128 ? 128 - io : io - 128), hi = (uint32_t)(io < -127 ? -127 - io : io + 127);
+    g.span = (uint32_t)p->k * (lo > hi ? lo : hi) * 128u; /* k <= 576: < 2^25 */
+    g.tail = (int8_t)-io;
     return g;
 }
 
 int systolic_gemm_wide_variant(const systolic_params *p, const void *const *rows, int32_t m, void *out,
                                int32_t out_stride) {
-    if (!wide_takes(p)) return 0;
+    if (!systolic_conv_variant_takes(p)) return 0;
     uint32_t x[EDGE_SYSTOLIC_WIDE_WORDS];
     int8_t spare[WIDE_MAX_K + 4];
-    const wide_gemm g = wide_setup(p, p->n, spare);
+    const wide_gemm g = wide_setup(p, p->n, spare, 0);
     const int32_t R = p->k <= WIDE_MAX_K6 ? 6 : 4;
     for (int32_t r0 = 0; r0 < m; r0 += R) {
         const int32_t mr = m - r0 < R ? m - r0 : R, Rt = mr <= 4 ? 4 : R;
         for (int32_t r = 0; r < Rt; r++) {
             if (r < mr && (p->k & 3) == 0) {
-                widen_run((const int8_t *)rows[r0 + r], p->k, x + 2 * r, 2 * Rt);
+                widen_run((const int8_t *)rows[r0 + r], p->k, x + 2 * r, 2 * Rt, 0);
             } else if (r < mr) {
                 /* A copy with zeros past k (spare is free until wide_block). */
                 int32_t i = 0;
                 for (; i < p->k; i++) spare[i] = ((const int8_t *)rows[r0 + r])[i];
                 for (; i < 4 * g.steps; i++) spare[i] = 0;
-                widen_run(spare, 4 * g.steps, x + 2 * r, 2 * Rt);
+                widen_run(spare, 4 * g.steps, x + 2 * r, 2 * Rt, 0);
             } else {
                 fill_run(0, 4 * g.steps, x + 2 * r, 2 * Rt);
             }
@@ -510,28 +573,37 @@ int systolic_gemm_wide_variant(const systolic_params *p, const void *const *rows
     return 1;
 }
 
-#define TAB_MAX 128 /* channels of the tile table: 2 KiB of stack */
+#define TAB_MAX 128 /* channels of the tile table: 4.5 KiB of stack */
 
 /* The tile6/tile4 table of channels [c0, c0 + n), n <= TAB_MAX; 0 when
  * they cannot run (then wide_block does). */
-static int tile_table(const systolic_params *p, int32_t c0, int32_t n, int32_t *tab) {
+static int tile_table(const wide_gemm *g, int32_t c0, int32_t n, int32_t *tab) {
+    const systolic_params *p = g->p;
     if (p->requant != SYSTOLIC_REQUANT_FIXED) return 0;
-    const uint32_t span = (uint32_t)p->k << 14;
-    for (int32_t ch = c0; ch < c0 + n; ch++, tab += 4) {
-        const int32_t q = p->per_channel ? ch : 0;
+    const int32_t *const mult = p->multiplier, *const bias = p->bias;
+    const int8_t *const shift = p->shift;
+    const int32_t qstep = p->per_channel ? 1 : 0;
+    const uint32_t span = g->span, oo = (uint32_t)p->output_offset;
+    const uint32_t oo_mag = (uint32_t)(p->output_offset < 0 ? -p->output_offset : p->output_offset);
+    for (int32_t ch = c0, q = c0 * qstep; ch < c0 + n; ch++, q += qstep, tab += TAB_ENTRY) {
+        const int32_t b = bias ? bias[ch] : 0;
         edge_rq_dsp rq;
-        tab[3] = p->bias ? p->bias[ch] : 0;
-        tab[0] = tab[1] = tab[2] = 0;
-        if (!edge_rq_dsp_make(p->multiplier[q], p->shift[q], &rq) || !edge_rq_dsp_fits(tab[3], span, &rq))
+        uint32_t need;
+        tab[0] = tab[1] = tab[2] = tab[3] = tab[4] = tab[5] = b;
+        if (!edge_rq_dsp_make(mult[q], shift[q], &rq) || (need = edge_rq_dsp_need(b, span, &rq)) > 0x7fffffffu) {
+            tab[6] = tab[7] = tab[8] = 0;
             continue;
+        }
         /* The offset folded into the rounding term when the sum stays in
          * range: (h + round + oo * 2^right) >> right = out + oo. Else
          * right < 0 says "add it". */
-        const uint32_t oo = (uint32_t)(p->output_offset < 0 ? -p->output_offset : p->output_offset);
-        tab[0] = rq.mult2, tab[1] = rq.round, tab[2] = -rq.right;
-        if (rq.right < 23 && edge_rq_dsp_fits(tab[3], span + (oo << rq.right), &rq)) {
-            tab[1] = (int32_t)((uint32_t)rq.round + ((uint32_t)p->output_offset << rq.right));
-            tab[2] = rq.right;
+        tab[6] = rq.mult2;
+        if (rq.right < 23 && need + (oo_mag << rq.right) <= 0x7fffffffu) {
+            tab[7] = (int32_t)((uint32_t)rq.round + (oo << rq.right));
+            tab[8] = rq.right;
+        } else {
+            tab[7] = rq.round;
+            tab[8] = -rq.right;
         }
     }
     return 1;
@@ -550,7 +622,7 @@ static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, 
     t.x = x;
     t.w = w;
     t.tab = tab;
-    t.tab_end = t.tab + 4 * nf;
+    t.tab_end = t.tab + TAB_ENTRY * nf;
     t.out = out;
     t.out_stride = out_stride;
     t.oo = p->output_offset;
@@ -558,7 +630,7 @@ static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, 
     t.steps = g->steps;
     for (int pass = 0; pass < 2; pass++) {
         while (t.tab != t.tab_end && (R == 6 ? tile6(&t) : tile4(&t))) {
-            systolic_requant_channel(p, c0 + (int32_t)(t.tab - tab) / 4 - 1, t.acc, R, t.out, out_stride);
+            systolic_requant_channel(p, c0 + (int32_t)(t.tab - tab) / TAB_ENTRY - 1, t.acc, R, t.out, out_stride);
             t.out++;
         }
         if (nf == nch) return;
@@ -566,8 +638,8 @@ static void tile_run(const wide_gemm *g, const int32_t *tab, const uint32_t *x, 
         /* The last channel from its padded copy (the asm leaves t as it
          * was unless it hands a channel back). */
         t.w = g->wlast;
-        t.tab = tab + 4 * nf;
-        t.tab_end = t.tab + 4;
+        t.tab = tab + TAB_ENTRY * nf;
+        t.tab_end = t.tab + TAB_ENTRY;
         t.out = out + nf;
         nf = nch;
     }
@@ -590,17 +662,16 @@ static inline void copy_bytes(int8_t *d, const int8_t *s, int32_t n) {
 }
 
 /* The im2col row of output pixel (oy, ox), group grp, into row r of the
- * block x (st = 2R). Group channels a multiple of 4: each tap's run is
- * widened straight from the image; else the row is gathered into `row`
- * first (whose bytes past k the caller keeps zero). Padded taps hold the
- * input zero point. */
+ * block x (st = 2R), the input offset (io2) added. Group channels a
+ * multiple of 4: each tap's run is widened straight from the image, padded
+ * taps as 0; else the row is gathered into `row` first, padded taps as the
+ * input zero point (whose bytes past k the caller keeps so), and widened. */
 static void conv_row(const systolic_conv_geom *g, const int8_t *img, int32_t oy, int32_t ox, int32_t grp,
-                     int32_t k, int8_t *row, uint32_t *x, int32_t st) {
+                     int32_t k, int8_t *row, uint32_t *x, int32_t st, uint32_t io2) {
     const int32_t gic = g->group_in_c, in_c = g->in_c, in_w = g->in_w, k_w = g->k_w;
     const int32_t iy0 = oy * g->stride_h - g->pad_h, ix0 = ox * g->stride_w - g->pad_w;
     const int wide = (gic & 3) == 0;
     const int8_t pad = (int8_t)g->pad_value;
-    const uint32_t pw = ((uint32_t)g->pad_value & 0xffffu) | ((uint32_t)g->pad_value << 16);
     /* Whole filter rows are one run when the window's columns are inside. */
     const int xin = g->dil_w == 1 && g->groups == 1 && ix0 >= 0 && ix0 + k_w <= in_w;
     int8_t *d = row;
@@ -608,7 +679,7 @@ static void conv_row(const systolic_conv_geom *g, const int8_t *img, int32_t oy,
         const int32_t iy = iy0 + ky * g->dil_h;
         if (iy < 0 || iy >= g->in_h) {
             if (wide)
-                x = fill_run(pw, k_w * gic, x, st);
+                x = fill_run(0, k_w * gic, x, st);
             else
                 for (int32_t i = 0; i < k_w * gic; i++) *d++ = pad;
             continue;
@@ -616,7 +687,7 @@ static void conv_row(const systolic_conv_geom *g, const int8_t *img, int32_t oy,
         const int8_t *line = img + iy * in_w * in_c + grp * gic;
         if (xin) {
             if (wide)
-                x = widen_run(line + ix0 * in_c, k_w * gic, x, st);
+                x = widen_run(line + ix0 * in_c, k_w * gic, x, st, io2);
             else
                 copy_bytes(d, line + ix0 * in_c, k_w * gic), d += k_w * gic;
             continue;
@@ -625,14 +696,14 @@ static void conv_row(const systolic_conv_geom *g, const int8_t *img, int32_t oy,
             const int32_t ix = ix0 + kx * g->dil_w;
             const int in = ix >= 0 && ix < in_w;
             if (wide)
-                x = in ? widen_run(line + ix * in_c, gic, x, st) : fill_run(pw, gic, x, st);
+                x = in ? widen_run(line + ix * in_c, gic, x, st, io2) : fill_run(0, gic, x, st);
             else if (in)
                 copy_bytes(d, line + ix * in_c, gic), d += gic;
             else
                 for (int32_t i = 0; i < gic; i++) *d++ = pad;
         }
     }
-    if (!wide) widen_run(row, (k + 3) & ~3, x, st);
+    if (!wide) widen_run(row, (k + 3) & ~3, x, st, io2);
 }
 
 /* Channels [c0, c0 + nch) of a block x of R rows, mr of them valid, to
@@ -651,16 +722,16 @@ static void conv_block(const wide_gemm *g, int asm_ok, int32_t *tab, int32_t *ta
     for (int32_t c = c0; c < c0 + nch; c += step) {
         const int32_t cn = c0 + nch - c < step ? c0 + nch - c : step;
         if (c < *tab_c0 || c + cn > *tab_c0 + *tab_n) {
-            tile_table(g->p, c, cn, tab);
+            tile_table(g, c, cn, tab);
             *tab_c0 = c;
             *tab_n = cn;
         }
         uint8_t *o = out + (c - c0);
         if (mr == R) {
-            tile_run(g, tab + 4 * (c - *tab_c0), x, R, c, cn, o, out_stride);
+            tile_run(g, tab + TAB_ENTRY * (c - *tab_c0), x, R, c, cn, o, out_stride);
             continue;
         }
-        tile_run(g, tab + 4 * (c - *tab_c0), x, R, c, cn, tmp, cn);
+        tile_run(g, tab + TAB_ENTRY * (c - *tab_c0), x, R, c, cn, tmp, cn);
         for (int32_t r = 0; r < mr; r++)
             for (int32_t j = 0; j < cn; j++) o[r * out_stride + j] = tmp[r * cn + j];
     }
@@ -672,6 +743,8 @@ typedef struct conv_walk {
     int32_t k, steps;
     int32_t run, rstep, y_last, x_last; /* windows inside: k_h runs of run bytes */
     int direct, runs, wide;
+    int contig;            /* 1x1 stride 1 over whole lines, k % 8 == 0: widen_rows */
+    uint32_t io2;          /* the input offset, in both halves */
 } conv_walk;
 
 /* The widened rows of mr output pixels from (y, xx) on, group grp, into a
@@ -684,23 +757,28 @@ static void gather_rows(const conv_walk *cw, const int8_t *img, int32_t y, int32
     const systolic_conv_geom *g = cw->g;
     const int32_t st = 2 * Rt, in_h = g->in_h, in_w = g->in_w, in_c = g->in_c, sw = g->stride_w;
     const int8_t *const base = img + grp * g->group_in_c;
+    const uint32_t io2 = cw->io2;
     int32_t iy = y * g->stride_h - g->pad_h, ix = xx * sw - g->pad_w;
     int32_t r = 0;
+    if (cw->contig) {
+        widen_rows(base + (iy * in_w + ix) * in_c, cw->k, mr, x, st, io2);
+        r = mr, x += 2 * mr;
+    }
     for (; r < mr; r++, x += 2) {
         const int in = iy >= 0 && ix >= 0 && iy + cw->y_last < in_h && ix + cw->x_last < in_w;
         const int8_t *src = base + (iy * in_w + ix) * in_c;
         if (in && cw->direct) {
-            widen_run(src, cw->k, x, st);
+            widen_run(src, cw->k, x, st, io2);
         } else if (in && cw->runs && cw->wide) {
             uint32_t *xr = x;
-            for (int32_t ky = 0; ky < g->k_h; ky++, src += cw->rstep) xr = widen_run(src, cw->run, xr, st);
+            for (int32_t ky = 0; ky < g->k_h; ky++, src += cw->rstep) xr = widen_run(src, cw->run, xr, st, io2);
         } else if (in && cw->runs) {
             const int32_t run = cw->run, rstep = cw->rstep;
             int8_t *d = row;
             for (int8_t *const e = row + g->k_h * run; d < e; d += run, src += rstep) copy_bytes(d, src, run);
-            widen_run(row, 4 * cw->steps, x, st);
+            widen_run(row, 4 * cw->steps, x, st, io2);
         } else {
-            conv_row(g, img, y, xx, grp, cw->k, row, x, st);
+            conv_row(g, img, y, xx, grp, cw->k, row, x, st, io2);
         }
         if (++xx == g->out_w)
             xx = 0, y++, ix = -g->pad_w, iy += g->stride_h;
@@ -712,12 +790,12 @@ static void gather_rows(const conv_walk *cw, const int8_t *img, int32_t y, int32
 
 int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g, const int8_t *in,
                           int8_t *out) {
-    if (!wide_takes(p)) return 0;
+    if (!systolic_conv_variant_takes(p)) return 0;
     uint32_t x[EDGE_SYSTOLIC_WIDE_WORDS];
     int8_t row[WIDE_MAX_K + 4]; /* gathered rows, and wide_block's spare */
-    int32_t tab[4 * TAB_MAX];
+    int32_t tab[TAB_ENTRY * TAB_MAX];
     const int32_t k = p->k, n_all = p->n * g->groups, pixels = g->out_h * g->out_w;
-    wide_gemm wg = wide_setup(p, n_all, row);
+    wide_gemm wg = wide_setup(p, n_all, row, p->input_offset);
     /* For k % 4 != 0 (first layers), the last channel's row padded once,
      * so that the tiles need not stop before it (small k only). */
     int8_t wlast[64];
@@ -732,7 +810,7 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
     const int full = p->act_min == -128 && p->act_max == 127;
     int32_t tab_c0 = 0, tab_n = 0;
     const int whole = asm_ok && n_all <= TAB_MAX; /* one table for the op */
-    if (whole) tile_table(p, 0, n_all, tab), tab_n = n_all;
+    if (whole) tile_table(&wg, 0, n_all, tab), tab_n = n_all;
     const int32_t R = k <= WIDE_MAX_K6 ? 6 : 4;
     conv_walk cw;
     cw.g = g;
@@ -747,9 +825,12 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
     cw.rstep = g->dil_h * g->in_w * g->in_c;
     cw.y_last = (g->k_h - 1) * g->dil_h;
     cw.x_last = (g->k_w - 1) * g->dil_w;
-    /* The bytes past k of a gathered row stay zero (wide_block's spare
-     * copy keeps them so). */
-    for (int32_t i = k; i < 4 * wg.steps; i++) row[i] = 0;
+    cw.io2 = wg.io2;
+    cw.contig = cw.direct && g->groups == 1 && (k & 7) == 0 && g->pad_h == 0 && g->pad_w == 0 &&
+                g->stride_h == 1 && g->stride_w == 1 && g->in_w == g->out_w && g->out_h <= g->in_h;
+    /* The bytes past k of a gathered row hold the input zero point, so
+     * that they widen to 0 (wide_block's spare copy keeps them so). */
+    for (int32_t i = k; i < 4 * wg.steps; i++) row[i] = wg.tail;
     for (int32_t b = 0; b < g->batches; b++) {
         const int8_t *img = in + b * g->in_h * g->in_w * g->in_c;
         int8_t *oimg = out + b * pixels * n_all;
@@ -760,7 +841,7 @@ int systolic_conv_variant(const systolic_params *p, const systolic_conv_geom *g,
                 gather_rows(&cw, img, oy, ox, grp, mr, Rt, x, row);
                 uint8_t *o = (uint8_t *)oimg + px0 * n_all + grp * p->n;
                 if (whole && mr == Rt)
-                    tile_run(&wg, tab + 4 * grp * p->n, x, Rt, grp * p->n, p->n, o, n_all);
+                    tile_run(&wg, tab + TAB_ENTRY * grp * p->n, x, Rt, grp * p->n, p->n, o, n_all);
                 else
                     conv_block(&wg, asm_ok, tab, &tab_c0, &tab_n, x, Rt, mr, grp * p->n, p->n, o, n_all);
                 for (int32_t r = 0; !full && r < mr; r++)

@@ -505,12 +505,12 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
 #endif
 
 /* The conv on an image (p's geometry): eff_bias folded (see eval), or for
- * the AVX2 first-layer and lanes kernels the model's bias (raw_bias, may
- * be NULL), which they fold themselves. */
+ * the AVX2 first-layer and lanes kernels and the DSP conv the model's bias
+ * (raw_bias, may be NULL), which they fold themselves. */
 static void run(const conv_params *p, const uint8_t *in, const uint8_t *filt, uint8_t *out,
                 const int32_t *eff_bias, const int32_t *raw_bias, const int32_t *mult, const int8_t *shift,
                 uint8_t *scratch, const void *lanes) {
-    (void)raw_bias; /* x86 kernels only */
+    (void)raw_bias; /* x86 and DSP kernels only */
     (void)lanes;
 #ifdef EDGE_SYSTOLIC_X86
     if (p->x86) {
@@ -568,7 +568,7 @@ static void run(const conv_params *p, const uint8_t *in, const uint8_t *filt, ui
                                       p->dil_w,   p->pad_h,    p->pad_w,    (int8_t)p->pad_byte};
         systolic_params sp = p->sp;
         sp.weights = filt;
-        sp.bias = eff_bias;
+        sp.bias = raw_bias; /* it adds the input offset itself */
         sp.multiplier = mult;
         sp.shift = shift;
         if (systolic_conv_variant(&sp, &g, (const int8_t *)in, (int8_t *)out)) return;
@@ -657,11 +657,15 @@ static edge_status eval(edge_op_ctx *c) {
     const int32_t *raw_bias = (const int32_t *)edge_in_data(c, 2);
     /* The effective bias, folded per invoke (see prepare); the x86 VNNI
      * tile's +128 on activations is folded in the same pass. The AVX2
-     * first-layer and lanes kernels fold the input offset themselves. */
+     * first-layer and lanes kernels and the DSP conv fold the input
+     * offset themselves. */
     int32_t *eff_bias = (int32_t *)(void *)(scratch + p->scratch_bias_off);
     int fold = 1;
 #ifdef EDGE_SYSTOLIC_X86
     fold = !p->x86_first && !p->x86_lanes;
+#endif
+#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
+    fold = !systolic_conv_variant_takes(&p->sp);
 #endif
     if (fold) {
         systolic_params whole = p->sp;
