@@ -112,18 +112,25 @@ static inline void tap_sources(const systolic_x86_conv *g, const int8_t *img, co
     }
 }
 
-/* OHWI words to [word][out_c][4]: 4 x 4 word transposes (out_c is a
- * multiple of 8), the kq % 4 last words one by one. */
-AVX2_FN static void relay_weights(const int8_t *filt, int32_t kq, int32_t out_c, int8_t *wq) {
+/* OHWI words to [word][out_c][4] by 4 x 4 word transposes (out_c is a
+ * multiple of 8), the kq % 4 last words one by one; and each channel's
+ * weight sum from the same loads (psadbw on w + 128, the 128s taken off). */
+AVX2_FN static void relay_weights(const int8_t *filt, int32_t kq, int32_t out_c, int8_t *wq, uint32_t *sums) {
     const int64_t k = (int64_t)kq * 4;
+    const __m128i flip = _mm_set1_epi8((char)0x80), z = _mm_setzero_si128();
     for (int32_t oc = 0; oc < out_c; oc += 4) {
         const int8_t *f = filt + oc * k;
+        __m128i s0 = z, s1 = z, s2 = z, s3 = z;
         int32_t q = 0;
         for (; q + 4 <= kq; q += 4) {
             const __m128i a0 = _mm_loadu_si128((const __m128i *)(const void *)(f + 4 * q));
             const __m128i a1 = _mm_loadu_si128((const __m128i *)(const void *)(f + k + 4 * q));
             const __m128i a2 = _mm_loadu_si128((const __m128i *)(const void *)(f + 2 * k + 4 * q));
             const __m128i a3 = _mm_loadu_si128((const __m128i *)(const void *)(f + 3 * k + 4 * q));
+            s0 = _mm_add_epi64(s0, _mm_sad_epu8(_mm_xor_si128(a0, flip), z));
+            s1 = _mm_add_epi64(s1, _mm_sad_epu8(_mm_xor_si128(a1, flip), z));
+            s2 = _mm_add_epi64(s2, _mm_sad_epu8(_mm_xor_si128(a2, flip), z));
+            s3 = _mm_add_epi64(s3, _mm_sad_epu8(_mm_xor_si128(a3, flip), z));
             const __m128i t0 = _mm_unpacklo_epi32(a0, a1), t1 = _mm_unpacklo_epi32(a2, a3);
             const __m128i t2 = _mm_unpackhi_epi32(a0, a1), t3 = _mm_unpackhi_epi32(a2, a3);
             int8_t *d = wq + ((int64_t)q * out_c + oc) * 4;
@@ -133,9 +140,15 @@ AVX2_FN static void relay_weights(const int8_t *filt, int32_t kq, int32_t out_c,
             _mm_storeu_si128((__m128i *)(void *)(d + 2 * row), _mm_unpacklo_epi64(t2, t3));
             _mm_storeu_si128((__m128i *)(void *)(d + 3 * row), _mm_unpackhi_epi64(t2, t3));
         }
-        for (; q < kq; q++)
-            for (int32_t j = 0; j < 4; j++)
-                __builtin_memcpy(wq + ((int64_t)q * out_c + oc + j) * 4, f + j * k + 4 * q, 4);
+        const __m128i s[4] = {s0, s1, s2, s3};
+        for (int32_t j = 0; j < 4; j++) {
+            uint32_t sum = (uint32_t)_mm_cvtsi128_si32(s[j]) + (uint32_t)_mm_cvtsi128_si32(_mm_unpackhi_epi64(s[j], s[j]));
+            for (int32_t t = q; t < kq; t++) {
+                __builtin_memcpy(wq + ((int64_t)t * out_c + oc + j) * 4, f + j * k + 4 * t, 4);
+                for (int32_t b = 0; b < 4; b++) sum += (uint32_t)(uint8_t)f[j * k + 4 * t + b] ^ 0x80u;
+            }
+            sums[oc + j] = sum - 128u * (uint32_t)k;
+        }
     }
 }
 
@@ -148,33 +161,13 @@ AVX2_FN void systolic_x86_conv_lanes_prepare(const systolic_x86_conv *g, int32_t
     lanes_rq *rq = (lanes_rq *)(void *)(stack + k * out_c);
     int8_t *pad = (int8_t *)(rq + out_c / 8);
 
-    relay_weights(filt, kq, out_c, wq);
     /* The effective bias: the model's plus input_offset times each
-     * channel's weight sum (psadbw on w + 128), taken while the filter is
-     * in cache from the re-lay. */
+     * channel's weight sum, taken in the same pass as the re-lay. */
+    uint32_t sums[LANES_MAX_OUT_C];
     int32_t eff[LANES_MAX_OUT_C];
-    const __m256i flip = _mm256_set1_epi8((char)0x80);
-    for (int32_t oc = 0; oc < out_c; oc++) {
-        const int8_t *f = filt + oc * k;
-        __m256i acc = _mm256_setzero_si256();
-        int64_t i = 0;
-        for (; i + 32 <= k; i += 32)
-            acc = _mm256_add_epi64(acc, _mm256_sad_epu8(_mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(f + i)), flip),
-                                                         _mm256_setzero_si256()));
-        __m128i a = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-        if (i + 8 <= k) { /* k is a multiple of 4: at most 28 left */
-            /* (only the low eight bytes flipped: the upper half stays 0) */
-            const __m128i t = _mm_sad_epu8(_mm_xor_si128(_mm_loadl_epi64((const __m128i *)(const void *)(f + i)),
-                                                         _mm_set_epi64x(0, (long long)0x8080808080808080ull)),
-                                           _mm_setzero_si128());
-            a = _mm_add_epi64(a, t);
-            i += 8;
-        }
-        uint32_t sum = (uint32_t)_mm_cvtsi128_si32(a) + (uint32_t)_mm_cvtsi128_si32(_mm_unpackhi_epi64(a, a));
-        for (; i < k; i++) sum += (uint32_t)(uint8_t)f[i] ^ 0x80u;
-        sum -= 128u * (uint32_t)k; /* the sum of w */
-        eff[oc] = (int32_t)((sp->bias ? (uint32_t)sp->bias[oc] : 0u) + (uint32_t)sp->input_offset * sum);
-    }
+    relay_weights(filt, kq, out_c, wq, sums);
+    for (int32_t oc = 0; oc < out_c; oc++)
+        eff[oc] = (int32_t)((sp->bias ? (uint32_t)sp->bias[oc] : 0u) + (uint32_t)sp->input_offset * sums[oc]);
     lanes_rq_build(out_c, sp->multiplier, sp->shift, sp->per_channel, eff, sp->output_offset,
                    sp->act_min, sp->act_max, rq);
     const int8_t zp = (int8_t)(uint8_t)(g->pad_word & 0xffu);
