@@ -5,7 +5,8 @@ One run measures, for each model on the same input bytes:
   * MACs: the engine's per-op count (edge_op_info, as `edgeq run --json`
     reports it), cross-checked against our own count from the model's
     CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED shapes;
-  * latency per inference, one thread, median over interleaved rounds:
+  * latency per inference, one thread, median over interleaved rounds (the
+    ratios: the median of each round's ratio, peers measured back to back):
       engine  bench_engine (C, in-process clock around each edge_invoke);
       TFLM    pip `tflite-micro`: its exported C++ MicroInterpreter driven
               through ctypes, each Invoke timed by a C loop (peer_clock.so);
@@ -600,6 +601,12 @@ def main():
                     mins[peer].append(min(t))
         med = {k: statistics.median(v) for k, v in res.items()}
         spread = {k: (max(v) - min(v)) / med[k] if med[k] else 0 for k, v in res.items()}
+        # The ratios: the median over rounds of each round's ratio. A round's
+        # batches run back to back, so they share the machine's state (a
+        # noisy neighbour, a slower phase) that medians taken apart do not.
+        r_tflm = statistics.median(t / e for t, e in zip(res["tflm"], res["engine"]))
+        r_xnn = statistics.median(e / x for e, x in zip(res["engine"], res["xnn"]) if x > 0) \
+            if any(x > 0 for x in res["xnn"]) else ""
 
         # Same inputs, same answers: the engine against TFLM (bit-exact), and
         # how far XNNPACK's fp32 requantization lands.
@@ -654,8 +661,10 @@ def main():
             "xnnpack_min_ms": min(mins["xnn"]),
             "engine_spread": spread["engine"], "tflm_spread": spread["tflm"],
             "xnnpack_spread": spread["xnn"],
-            "tflm_over_engine": med["tflm"] / med["engine"],
-            "engine_over_xnnpack": med["engine"] / med["xnn"] if med["xnn"] > 0 else "",
+            "tflm_over_engine": r_tflm,
+            "engine_over_xnnpack": r_xnn,
+            "tflm_over_engine_of_medians": med["tflm"] / med["engine"],
+            "engine_over_xnnpack_of_medians": med["engine"] / med["xnn"] if med["xnn"] > 0 else "",
             "engine_gmacs_per_s": macs / med["engine"] / 1e6,
             "engine_arena": ej["arena_bytes"], "engine_arena_records": ej["arena_records"],
             "engine_arena_activations": ej["arena_activations"],
