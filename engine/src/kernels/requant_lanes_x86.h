@@ -24,8 +24,10 @@
 /* Eight channels' constants: the bias added first, then requant.h's steps. */
 typedef struct lanes_rq {
     int32_t bias[8], mult[8], mult_odd[8], left[8], right[8], mask[8], half[8];
+    int32_t round[8]; /* 2^(right - 1): the fast form's nudge */
     int16_t out_offset;
     char act_min, act_max;
+    uint8_t fast; /* every lane: left 0, right 1..23 (lanes_requant8) */
 } lanes_rq;
 
 /* rq[b] for channels 8b .. 8b + 7, b < n / 8 (n a multiple of 8); mult and
@@ -52,6 +54,11 @@ LANES_AVX2_FN void lanes_rq_build(int32_t n, const int32_t *mult_in, const int8_
         _mm256_storeu_si256((__m256i *)(void *)q->right, right);
         _mm256_storeu_si256((__m256i *)(void *)q->mask, mask);
         _mm256_storeu_si256((__m256i *)(void *)q->half, _mm256_srli_epi32(mask, 1));
+        _mm256_storeu_si256((__m256i *)(void *)q->round, _mm256_srli_epi32(_mm256_add_epi32(mask, one), 1));
+        /* shift -23 .. -1 in every lane: no left shift, right 1 .. 23 */
+        const __m256i in_range = _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(0), shift),
+                                                  _mm256_cmpgt_epi32(shift, _mm256_set1_epi32(-24)));
+        q->fast = (uint8_t)(_mm256_movemask_epi8(in_range) == -1);
         q->out_offset = (int16_t)out_offset;
         q->act_min = (char)act_min;
         q->act_max = (char)act_max;
@@ -63,6 +70,24 @@ LANES_AVX2_FN void lanes_rq_build(int32_t n, const int32_t *mult_in, const int8_
  * (h >> right) + (remainder > half + [h < 0]). x already holds the bias. */
 LANES_INLINE __m256i lanes_requant8(__m256i x, const lanes_rq *q) {
     const __m256i r30 = _mm256_set1_epi64x((long long)1 << 30);
+    if (q->fast) {
+        /* No left shift, and RoundingDivideByPOT as one add and shift:
+         * (h + 2^(right-1) - [h < 0]) >> right, gemmlowp's value whenever
+         * the add does not overflow. h is clamped to 2^31 - 1 - 2^22 first:
+         * any larger h gives at least 255 either way (right <= 23), which
+         * every output offset and clamp turn into the same byte. */
+        __m256i e = _mm256_mul_epi32(x, _mm256_loadu_si256((const __m256i *)(const void *)q->mult));
+        __m256i o = _mm256_mul_epi32(_mm256_srli_epi64(x, 32),
+                                     _mm256_loadu_si256((const __m256i *)(const void *)q->mult_odd));
+        e = _mm256_srli_epi64(_mm256_add_epi64(e, r30), 31);
+        o = _mm256_slli_epi64(_mm256_add_epi64(o, r30), 1);
+        const __m256i h = _mm256_blend_epi32(e, o, 0xAA);
+        const __m256i hc = _mm256_min_epi32(h, _mm256_set1_epi32(0x7fffffff - (1 << 22)));
+        const __m256i t = _mm256_add_epi32(
+            _mm256_add_epi32(hc, _mm256_loadu_si256((const __m256i *)(const void *)q->round)),
+            _mm256_srai_epi32(h, 31));
+        return _mm256_srav_epi32(t, _mm256_loadu_si256((const __m256i *)(const void *)q->right));
+    }
     x = _mm256_sllv_epi32(x, _mm256_loadu_si256((const __m256i *)(const void *)q->left));
     __m256i e = _mm256_mul_epi32(x, _mm256_loadu_si256((const __m256i *)(const void *)q->mult));
     __m256i o = _mm256_mul_epi32(_mm256_srli_epi64(x, 32),
