@@ -21,6 +21,7 @@
 #ifdef EDGE_SYSTOLIC_X86
 
 #include "requant_lanes_x86.h"
+#include "word.h"
 
 #define AVX2_FN __attribute__((target("avx2")))
 #define INLINE_AVX2 static inline __attribute__((always_inline, target("avx2")))
@@ -78,12 +79,6 @@ AVX2_FN static void build_slot(const systolic_x86_conv *g, const first_geom *f, 
     for (int32_t k = hi * c; k < f->slot_len; k++) dst[k] = 0;
 }
 
-static inline int32_t load_pair(const int16_t *p) {
-    int32_t v;
-    __builtin_memcpy(&v, p, 4);
-    return v;
-}
-
 /* Two output pixels, NB blocks of eight channels from block b0: ra[r] and
  * rb[r] point at each pixel's first value in slot r, wrow[r] at its filter
  * row's packed pairs; each weight load feeds both pixels. */
@@ -98,8 +93,8 @@ static inline int32_t load_pair(const int16_t *p) {
             const int16_t *xa = ra[r], *xb = rb[r];                                                   \
             const int32_t *w = wrow[r] + 8 * b0;                                                      \
             for (int32_t j = 0; j < np; j++, w += out_c) {                                            \
-                const __m256i va = _mm256_set1_epi32(load_pair(xa + 2 * j));                          \
-                const __m256i vb = _mm256_set1_epi32(load_pair(xb + 2 * j));                          \
+                const __m256i va = _mm256_set1_epi32((int32_t)edge_load_word(xa + 2 * j));                          \
+                const __m256i vb = _mm256_set1_epi32((int32_t)edge_load_word(xb + 2 * j));                          \
                 _Pragma("GCC unroll 4") for (int i = 0; i < NB; i++) {                                \
                     const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(w + 8 * i)); \
                     a[i] = _mm256_add_epi32(a[i], _mm256_madd_epi16(va, wv));                         \

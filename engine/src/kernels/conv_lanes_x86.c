@@ -23,6 +23,7 @@
 #ifdef EDGE_SYSTOLIC_X86
 
 #include "requant_lanes_x86.h"
+#include "word.h"
 
 #define AVX2_FN __attribute__((target("avx2")))
 #define INLINE_AVX2 static inline __attribute__((always_inline, target("avx2")))
@@ -39,12 +40,6 @@ int systolic_x86_conv_lanes_ok(const systolic_x86_conv *g, int32_t out_c) {
     if (g->group_in_c != g->in_c || g->in_c % 4 != 0 || out_c % 8 != 0 || out_c > LANES_MAX_OUT_C) return 0;
     if ((int64_t)g->k_h * g->k_w > LANES_MAX_TAPS) return 0;
     return stack_need(g, out_c) <= SYSTOLIC_X86_LANES_STATE;
-}
-
-static inline int32_t load4(const int8_t *p) {
-    int32_t v;
-    __builtin_memcpy(&v, p, 4);
-    return v;
 }
 
 /* acc += |x| * (w * sign(x)) per four k, widened into int32 lanes. */
@@ -66,8 +61,8 @@ INLINE_AVX2 __m256i mac(__m256i acc, __m256i ax, __m256i x, __m256i w) {
         for (int32_t t = 0; t < taps; t++) {                                                         \
             const int8_t *xa = sa[t], *xb = sb[t];                                                   \
             for (int32_t q = 0; q < words; q++, w += (int64_t)out_c * 4) {                           \
-                const __m256i va = _mm256_set1_epi32(load4(xa + 4 * q));                             \
-                const __m256i vb = _mm256_set1_epi32(load4(xb + 4 * q));                             \
+                const __m256i va = _mm256_set1_epi32((int32_t)edge_load_word(xa + 4 * q));                             \
+                const __m256i vb = _mm256_set1_epi32((int32_t)edge_load_word(xb + 4 * q));                             \
                 const __m256i aa = _mm256_abs_epi8(va), ab = _mm256_abs_epi8(vb);                    \
                 _Pragma("GCC unroll 4") for (int i = 0; i < NB; i++) {                               \
                     const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(w + 32 * i)); \

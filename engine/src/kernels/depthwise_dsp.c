@@ -41,6 +41,7 @@
 
 #include "requant.h"
 #include "requant_dsp.h"
+#include "word.h"
 
 #define DWD_BLOCK 64        /* output channels at once */
 #define DWD_TAPS 9          /* filter taps at most */
@@ -87,11 +88,6 @@ typedef struct dwd_rq {
     int32_t oo;          /* 24 */
 } dwd_rq;
 
-static inline uint32_t load4(const int8_t *p) {
-    uint32_t v;
-    __builtin_memcpy(&v, p, 4);
-    return v;
-}
 
 static inline int16x2_t even_s16(uint32_t v) { return __sxtb16((int8x4_t)v); }
 /* SXTB16 with its built-in rotate (GCC does not fold a separate ROR). */
@@ -248,7 +244,7 @@ static void dwd_widen(const int8_t *src, int32_t n, int32_t step, int32_t ng, in
         const int8_t *s = src;
         uint32_t *o = d;
         if (n & 1) {
-            const uint32_t v = load4(s);
+            const uint32_t v = edge_load_word(s);
             uint32_t od;
             __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(od) : "r"(io2), "r"(v));
             store_pair(o, (uint32_t)__sxtab16((int16x2_t)io2, (int8x4_t)v), od);
@@ -340,7 +336,7 @@ int depthwise_s8_dsp(const depthwise_params *p, const int8_t *in, const int8_t *
             /* The split weights. */
             for (int32_t g = 0; g < ng; g++)
                 for (int32_t t = 0; t < taps; t++) {
-                    const uint32_t v = load4(filt + t * out_c + c0 + 4 * g);
+                    const uint32_t v = edge_load_word(filt + t * out_c + c0 + 4 * g);
                     store_pair(wt + (g * DWD_TAPS + t) * 2, (uint32_t)even_s16(v), (uint32_t)odd_s16(v));
                 }
             for (int32_t j = 0; j < nc; j++) {

@@ -26,6 +26,7 @@
 
 #include "requant.h"
 #include "transpose_x86.h"
+#include "word.h"
 
 #define AVX2_FN __attribute__((target("avx2")))
 #define INLINE_AVX2 static inline __attribute__((always_inline, target("avx2")))
@@ -41,19 +42,6 @@ void systolic_x86_rq_table(const systolic_params *p, int32_t c0, int32_t nc, sys
         rq[j].mask = (int32_t)(((uint32_t)1 << r.right) - 1u);
         rq[j].half = rq[j].mask >> 1;
     }
-}
-
-static inline int32_t load4(const int8_t *p) {
-    int32_t v;
-    __builtin_memcpy(&v, p, 4);
-    return v;
-}
-
-/* The last, partial word of a weight row, without reading past k. */
-static inline int32_t load_tail(const int8_t *p, int32_t n) {
-    uint32_t v = 0;
-    for (int32_t i = 0; i < n; i++) v |= (uint32_t)(uint8_t)p[i] << (8 * i);
-    return (int32_t)v;
 }
 
 /* acc += |x| * (w * sign(x)) summed per 4 bytes. */
@@ -75,7 +63,7 @@ INLINE_AVX2 __m256i mac4(__m256i acc, __m256i ax, __m256i x, __m256i wb) {
             const __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(pq + 32));     \
             const __m256i ax0 = _mm256_abs_epi8(x0), ax1 = _mm256_abs_epi8(x1);                  \
             _Pragma("GCC unroll 4") for (int j = 0; j < J; j++) {                                \
-                const __m256i wb = _mm256_set1_epi32(load4(w + j * k + 4 * q));                  \
+                const __m256i wb = _mm256_set1_epi32((int32_t)edge_load_word(w + j * k + 4 * q));                  \
                 a[2 * j] = mac4(a[2 * j], ax0, x0, wb);                                          \
                 a[2 * j + 1] = mac4(a[2 * j + 1], ax1, x1, wb);                                  \
             }                                                                                    \
@@ -85,7 +73,7 @@ INLINE_AVX2 __m256i mac4(__m256i acc, __m256i ax, __m256i x, __m256i wb) {
             const __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(pq + 32));     \
             const __m256i ax0 = _mm256_abs_epi8(x0), ax1 = _mm256_abs_epi8(x1);                  \
             _Pragma("GCC unroll 4") for (int j = 0; j < J; j++) {                                \
-                const __m256i wb = _mm256_set1_epi32(load_tail(w + j * k + 4 * kf, k & 3));      \
+                const __m256i wb = _mm256_set1_epi32((int32_t)edge_load_word_tail(w + j * k + 4 * kf, k & 3));      \
                 a[2 * j] = mac4(a[2 * j], ax0, x0, wb);                                          \
                 a[2 * j + 1] = mac4(a[2 * j + 1], ax1, x1, wb);                                  \
             }                                                                                    \

@@ -25,14 +25,8 @@
 #include <arm_acle.h>
 
 #include "requant_dsp.h"
+#include "word.h"
 
-/* Four bytes from any address: Cortex-M LDR allows unaligned access (im2col
- * rows and weight rows start at any byte). */
-static inline uint32_t load4(const int8_t *p) {
-    uint32_t v;
-    __builtin_memcpy(&v, p, 4);
-    return v;
-}
 
 static inline int16x2_t even_s16(uint32_t v) { return __sxtb16((int8x4_t)v); }
 /* SXTB16 with its built-in rotate (GCC does not fold a separate ROR). */
@@ -118,12 +112,12 @@ void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, 
         }
 #else
         for (int32_t i = 0; i < k4; i += 4) {
-            const uint32_t av = load4(a + i);
+            const uint32_t av = edge_load_word(a + i);
             const int16x2_t a02 = even_s16(av), a13 = odd_s16(av);
-            s0 = mac4(s0, a02, a13, load4(w0 + i));
-            s1 = mac4(s1, a02, a13, load4(w1 + i));
-            s2 = mac4(s2, a02, a13, load4(w2 + i));
-            s3 = mac4(s3, a02, a13, load4(w3 + i));
+            s0 = mac4(s0, a02, a13, edge_load_word(w0 + i));
+            s1 = mac4(s1, a02, a13, edge_load_word(w1 + i));
+            s2 = mac4(s2, a02, a13, edge_load_word(w2 + i));
+            s3 = mac4(s3, a02, a13, edge_load_word(w3 + i));
         }
 #endif
         acc[c] = (uint32_t)s0 + dot_tail(a, w0, k4, k);
@@ -135,8 +129,8 @@ void systolic_tile_dot_s8_variant(const int8_t *a, const int8_t *w, int32_t ws, 
         const int8_t *w0 = w + c * ws;
         int32_t s0 = 0;
         for (int32_t i = 0; i < k4; i += 4) {
-            const uint32_t av = load4(a + i);
-            s0 = mac4(s0, even_s16(av), odd_s16(av), load4(w0 + i));
+            const uint32_t av = edge_load_word(a + i);
+            s0 = mac4(s0, even_s16(av), odd_s16(av), edge_load_word(w0 + i));
         }
         acc[c] = (uint32_t)s0 + dot_tail(a, w0, k4, k);
     }
@@ -380,7 +374,7 @@ static inline uint32_t odd_add16(uint32_t a, uint32_t v) {
  * next would go. */
 static uint32_t *widen_run(const int8_t *src, int32_t n, uint32_t *x, int32_t st, uint32_t io2) {
     if (n & 4) {
-        const uint32_t v = load4(src);
+        const uint32_t v = edge_load_word(src);
         store_pair(x, (uint32_t)__sxtab16((int16x2_t)io2, (int8x4_t)v), odd_add16(io2, v));
         src += 4, x += st;
     }
@@ -423,7 +417,7 @@ static uint32_t *fill_run(uint32_t pw, int32_t n, uint32_t *x, int32_t st) {
 /* acc + one widened row (word pairs st apart) . w over `steps` groups. */
 static int32_t dot1(const uint32_t *x, int32_t st, const int8_t *w, int32_t steps, int32_t acc) {
     for (int32_t q = 0; q < steps; q++, x += st) {
-        const uint32_t v = load4(w + 4 * q);
+        const uint32_t v = edge_load_word(w + 4 * q);
         acc = __smlad((int16x2_t)x[0], even_s16(v), acc);
         acc = __smlad((int16x2_t)x[1], odd_s16(v), acc);
     }
@@ -473,13 +467,13 @@ static void dot1x4(const uint32_t *x, int32_t st, const int8_t *w, int32_t k, in
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     for (const uint32_t *const end = x + steps * st; x < end; x += st, w += 4) {
         const int16x2_t xe = (int16x2_t)x[0], xo = (int16x2_t)x[1];
-        uint32_t v = load4(w);
+        uint32_t v = edge_load_word(w);
         a0 = __smlad(xo, odd_s16(v), __smlad(xe, even_s16(v), a0));
-        v = load4(w + k);
+        v = edge_load_word(w + k);
         a1 = __smlad(xo, odd_s16(v), __smlad(xe, even_s16(v), a1));
-        v = load4(w + 2 * k);
+        v = edge_load_word(w + 2 * k);
         a2 = __smlad(xo, odd_s16(v), __smlad(xe, even_s16(v), a2));
-        v = load4(w + 3 * k);
+        v = edge_load_word(w + 3 * k);
         a3 = __smlad(xo, odd_s16(v), __smlad(xe, even_s16(v), a3));
     }
     acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
@@ -653,9 +647,9 @@ static inline void copy_bytes(int8_t *d, const int8_t *s, int32_t n) {
         for (int32_t i = 0; i < n; i++) d[i] = s[i];
         return;
     }
-    const uint32_t last = load4(s + n - 4);
+    const uint32_t last = edge_load_word(s + n - 4);
     for (int32_t i = 0; i < n - 4; i += 4) {
-        const uint32_t v = load4(s + i);
+        const uint32_t v = edge_load_word(s + i);
         __builtin_memcpy(d + i, &v, 4);
     }
     __builtin_memcpy(d + n - 4, &last, 4);

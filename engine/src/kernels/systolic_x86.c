@@ -11,6 +11,7 @@
 
 #include "requant.h"
 #include "transpose_x86.h"
+#include "word.h"
 
 /* Without optimisation GCC defines some intrinsics (gathers, roundscale) as
  * macros whose own casts trip -Wsign-conversion in this file. */
@@ -79,19 +80,6 @@ void systolic_x86_panel_row(uint8_t *panel, int32_t r, const int8_t *row, int32_
     }
 }
 
-static inline uint32_t load4(const int8_t *p) {
-    uint32_t v;
-    __builtin_memcpy(&v, p, 4);
-    return v;
-}
-
-/* The last, partial group of four weights of a row, without reading past k. */
-static inline uint32_t load_tail(const int8_t *p, int32_t n) {
-    uint32_t v = 0;
-    for (int32_t i = 0; i < n; i++) v |= (uint32_t)(uint8_t)p[i] << (8 * i);
-    return v;
-}
-
 /* requant.h's edge_rq_apply on 16 lanes, for a multiplier >= 0:
  * h = floor(((x << left) * mult + 2^30) / 2^31), then the rounding shift
  * floor((h + round - [h < 0]) / 2^right) taken as
@@ -125,12 +113,12 @@ INLINE_VNNI_FN __m512i rq_vec(__m512i x, edge_rq rq) {
             const __m512i x = _mm512_loadu_si512(panel + 64 * q);                               \
             const int8_t *wq = w + 4 * q;                                                       \
             _Pragma("GCC unroll 16") for (int j = 0; j < J; j++) a[j] =                         \
-                _mm512_dpbusd_epi32(a[j], x, _mm512_set1_epi32((int32_t)load4(wq + j * k)));    \
+                _mm512_dpbusd_epi32(a[j], x, _mm512_set1_epi32((int32_t)edge_load_word(wq + j * k)));    \
         }                                                                                       \
         if (k & 3) {                                                                            \
             const __m512i x = _mm512_loadu_si512(panel + 64 * kf);                              \
             _Pragma("GCC unroll 16") for (int j = 0; j < J; j++) a[j] = _mm512_dpbusd_epi32(    \
-                a[j], x, _mm512_set1_epi32((int32_t)load_tail(w + j * k + 4 * kf, k & 3)));     \
+                a[j], x, _mm512_set1_epi32((int32_t)edge_load_word_tail(w + j * k + 4 * kf, k & 3)));     \
         }                                                                                       \
         _Pragma("GCC unroll 16") for (int j = 0; j < J; j++) acc[j] = a[j];                     \
     }
