@@ -504,6 +504,52 @@ static void eval_x86(const conv_params *p, const uint8_t *in, const uint8_t *fil
 }
 #endif
 
+#ifdef EDGE_SYSTOLIC_X86
+/* The AVX2 kernels that fold the input offset themselves (first layers;
+ * channels across lanes), from the model's bias, image by image; `lanes`:
+ * the lanes kernel's state prepared once for a fused pair's chunks, or
+ * NULL. */
+static void run_x86_raw(const conv_params *p, const uint8_t *in, const uint8_t *filt, uint8_t *out,
+                        const int32_t *raw_bias, const int32_t *mult, const int8_t *shift, const void *lanes) {
+    const systolic_x86_conv geom = x86_geom(p);
+    systolic_params sp = p->sp;
+    sp.bias = raw_bias;
+    sp.multiplier = mult;
+    sp.shift = shift;
+    const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
+    const size_t out_bytes = (size_t)p->out_h * (size_t)p->out_w * (size_t)p->out_c;
+    for (int32_t b = 0; b < p->batches; b++) {
+        const int8_t *img = (const int8_t *)in + (size_t)b * img_bytes;
+        int8_t *dst = (int8_t *)out + (size_t)b * out_bytes;
+        if (p->x86_first)
+            systolic_x86_conv_first_avx2(&geom, p->out_h, p->out_c, &sp, raw_bias, img, (const int8_t *)filt, dst);
+        else if (lanes)
+            systolic_x86_conv_lanes_run(&geom, p->out_h, p->out_c, lanes, img, dst);
+        else
+            systolic_x86_conv_lanes_avx2(&geom, p->out_h, p->out_c, &sp, img, (const int8_t *)filt, dst);
+    }
+}
+
+/* The panel kernels (AVX2, VNNI), from the folded bias; AVX2 first builds
+ * its per-channel requantization table for the call. */
+static void run_x86_panels(const conv_params *p, const uint8_t *in, const uint8_t *filt, uint8_t *out,
+                           const int32_t *eff_bias, const int32_t *mult, const int8_t *shift) {
+    systolic_x86_rq table[X86_RQ_TABLE_MAX];
+    const systolic_x86_rq *rq = 0;
+    if (p->x86 == SYSTOLIC_X86_AVX2 && p->out_c <= X86_RQ_TABLE_MAX) {
+        systolic_params whole = p->sp;
+        whole.n = p->out_c;
+        whole.bias = eff_bias;
+        whole.multiplier = mult;
+        whole.shift = shift;
+        systolic_x86_rq_table(&whole, 0, p->out_c, table);
+        rq = table;
+    }
+    if (small_ok(p)) eval_x86_small(p, in, filt, out, eff_bias, mult, shift, rq);
+    else eval_x86(p, in, filt, out, eff_bias, mult, shift, rq);
+}
+#endif
+
 /* The conv on an image (p's geometry): eff_bias folded (see eval), or for
  * the AVX2 first-layer and lanes kernels and the DSP conv the model's bias
  * (raw_bias, may be NULL), which they fold themselves. */
@@ -514,49 +560,8 @@ static void run(const conv_params *p, const uint8_t *in, const uint8_t *filt, ui
     (void)lanes;
 #ifdef EDGE_SYSTOLIC_X86
     if (p->x86) {
-        /* AVX2: the per-channel requantization constants, once per eval. */
-        systolic_x86_rq table[X86_RQ_TABLE_MAX];
-        const systolic_x86_rq *rq = 0;
-        if (p->x86 == SYSTOLIC_X86_AVX2 && !p->x86_first && !p->x86_lanes && p->out_c <= X86_RQ_TABLE_MAX) {
-            systolic_params whole = p->sp;
-            whole.n = p->out_c;
-            whole.bias = eff_bias;
-            whole.multiplier = mult;
-            whole.shift = shift;
-            systolic_x86_rq_table(&whole, 0, p->out_c, table);
-            rq = table;
-        }
-        if (p->x86_first) {
-            /* Its own sums take x + input offset: the model's bias, unfolded. */
-            const systolic_x86_conv geom = x86_geom(p);
-            systolic_params sp = p->sp;
-            sp.multiplier = mult;
-            sp.shift = shift;
-            const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
-            const size_t out_bytes = (size_t)p->out_h * (size_t)p->out_w * (size_t)p->out_c;
-            for (int32_t b = 0; b < p->batches; b++)
-                systolic_x86_conv_first_avx2(&geom, p->out_h, p->out_c, &sp, raw_bias,
-                                             (const int8_t *)in + (size_t)b * img_bytes, (const int8_t *)filt,
-                                             (int8_t *)out + (size_t)b * out_bytes);
-        } else if (p->x86_lanes) {
-            const systolic_x86_conv geom = x86_geom(p);
-            systolic_params sp = p->sp;
-            sp.bias = raw_bias; /* it folds the input offset itself */
-            sp.multiplier = mult;
-            sp.shift = shift;
-            const size_t img_bytes = (size_t)p->in_h * (size_t)p->in_w * (size_t)p->in_c;
-            const size_t out_bytes = (size_t)p->out_h * (size_t)p->out_w * (size_t)p->out_c;
-            for (int32_t b = 0; b < p->batches; b++) {
-                const int8_t *img = (const int8_t *)in + (size_t)b * img_bytes;
-                int8_t *dst = (int8_t *)out + (size_t)b * out_bytes;
-                /* A fused pair's chunks share the state eval prepared. */
-                if (lanes) systolic_x86_conv_lanes_run(&geom, p->out_h, p->out_c, lanes, img, dst);
-                else systolic_x86_conv_lanes_avx2(&geom, p->out_h, p->out_c, &sp, img, (const int8_t *)filt, dst);
-            }
-        } else if (small_ok(p))
-            eval_x86_small(p, in, filt, out, eff_bias, mult, shift, rq);
-        else
-            eval_x86(p, in, filt, out, eff_bias, mult, shift, rq);
+        if (p->x86_first || p->x86_lanes) run_x86_raw(p, in, filt, out, raw_bias, mult, shift, lanes);
+        else run_x86_panels(p, in, filt, out, eff_bias, mult, shift);
         return;
     }
 #endif
