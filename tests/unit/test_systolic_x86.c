@@ -157,6 +157,28 @@ static void test_avx2_double_requant_matches_portable(void **state) {
     check_double(SYSTOLIC_X86_AVX2);
 }
 
+/* Output height of conv geometry g, and its out_w, as TFLite sizes
+ * explicit padding (<= 0: the filter does not fit). */
+static int32_t conv_out_size(systolic_x86_conv *g) {
+    const int32_t out_h = (g->in_h + 2 * g->pad_h - (g->k_h - 1) * g->dil_h - 1) / g->stride_h + 1;
+    g->out_w = (g->in_w + 2 * g->pad_w - (g->k_w - 1) * g->dil_w - 1) / g->stride_w + 1;
+    return out_h;
+}
+
+/* Output pixel (oy, ox)'s im2col row of group grp: the filter's (ky, kx, c)
+ * order, `pad` outside the image. */
+static void im2col_px(const systolic_x86_conv *g, const int8_t *img, int32_t oy, int32_t ox, int32_t grp,
+                      int8_t pad, int8_t *d) {
+    for (int32_t ky = 0; ky < g->k_h; ky++)
+        for (int32_t kx = 0; kx < g->k_w; kx++)
+            for (int32_t c = 0; c < g->group_in_c; c++) {
+                const int32_t iy = oy * g->stride_h - g->pad_h + ky * g->dil_h;
+                const int32_t ix = ox * g->stride_w - g->pad_w + kx * g->dil_w;
+                const int in = iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w;
+                *d++ = in ? img[(iy * g->in_w + ix) * g->in_c + grp * g->group_in_c + c] : pad;
+            }
+}
+
 /* systolic_x86_panel_conv_avx2 against im2col rows stored by
  * systolic_x86_panel_row, on random geometries (groups, strides,
  * dilations, padding on every side, partial last panels). */
@@ -182,8 +204,7 @@ static void test_avx2_panel_conv_matches_im2col(void **state) {
         g.dil_w = t % 4 == 1 ? rnd_range(1, 3) : 1;
         g.pad_h = rnd_range(0, (g.k_h - 1) * g.dil_h);
         g.pad_w = rnd_range(0, (g.k_w - 1) * g.dil_w);
-        const int32_t out_h = (g.in_h + 2 * g.pad_h - (g.k_h - 1) * g.dil_h - 1) / g.stride_h + 1;
-        g.out_w = (g.in_w + 2 * g.pad_w - (g.k_w - 1) * g.dil_w - 1) / g.stride_w + 1;
+        const int32_t out_h = conv_out_size(&g);
         if (out_h <= 0 || g.out_w <= 0) continue;
         const uint8_t pad = (uint8_t)rnd();
         g.pad_word = pad * 0x01010101u;
@@ -194,16 +215,7 @@ static void test_avx2_panel_conv_matches_im2col(void **state) {
         const int32_t px0 = rnd_range(0, pixels - 1) / 16 * 16, grp = rnd_range(0, groups - 1);
         const int32_t mr = pixels - px0 < 16 ? pixels - px0 : 16;
         for (int32_t r = 0; r < mr; r++) {
-            const int32_t oy = (px0 + r) / g.out_w, ox = (px0 + r) % g.out_w;
-            int8_t *d = row;
-            for (int32_t ky = 0; ky < g.k_h; ky++)
-                for (int32_t kx = 0; kx < g.k_w; kx++)
-                    for (int32_t c = 0; c < g.group_in_c; c++) {
-                        const int32_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
-                        const int32_t ix = ox * g.stride_w - g.pad_w + kx * g.dil_w;
-                        const int in = iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
-                        *d++ = in ? img[(iy * g.in_w + ix) * g.in_c + grp * g.group_in_c + c] : (int8_t)pad;
-                    }
+            im2col_px(&g, img, (px0 + r) / g.out_w, (px0 + r) % g.out_w, grp, (int8_t)pad, row);
             systolic_x86_panel_row(want, r, row, k, 0);
         }
         systolic_x86_panel_conv_avx2(got, img, &g, px0, mr, grp);
@@ -242,8 +254,7 @@ static void check_conv_kernel(int lanes) {
         g.dil_w = lanes && t % 4 == 1 ? rnd_range(1, 3) : 1;
         g.pad_h = rnd_range(0, (g.k_h - 1) * g.dil_h);
         g.pad_w = rnd_range(0, (g.k_w - 1) * g.dil_w);
-        const int32_t out_h = (g.in_h + 2 * g.pad_h - (g.k_h - 1) * g.dil_h - 1) / g.stride_h + 1;
-        g.out_w = (g.in_w + 2 * g.pad_w - (g.k_w - 1) * g.dil_w - 1) / g.stride_w + 1;
+        const int32_t out_h = conv_out_size(&g);
         const int32_t out_c = 8 * rnd_range(1, FMAX_C / 8), k = g.k_h * g.k_w * g.in_c;
         if (out_h <= 0 || g.out_w <= 0 || out_h * g.out_w > FMAX_OUT) continue;
         if (lanes ? !systolic_x86_conv_lanes_ok(&g, out_c) : !systolic_x86_conv_first_ok(&g, out_c)) continue;
@@ -277,17 +288,8 @@ static void check_conv_kernel(int lanes) {
         p.shift = shift;
         const int32_t *b = t % 9 == 0 ? NULL : bias;
         for (int32_t oy = 0; oy < out_h; oy++)
-            for (int32_t ox = 0; ox < g.out_w; ox++) {
-                int8_t *d = rows + (oy * g.out_w + ox) * k;
-                for (int32_t ky = 0; ky < g.k_h; ky++)
-                    for (int32_t kx = 0; kx < g.k_w; kx++)
-                        for (int32_t c = 0; c < g.in_c; c++) {
-                            const int32_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
-                            const int32_t ix = ox * g.stride_w - g.pad_w + kx * g.dil_w;
-                            const int in = iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
-                            *d++ = in ? img[(iy * g.in_w + ix) * g.in_c + c] : (int8_t)in_zp;
-                        }
-            }
+            for (int32_t ox = 0; ox < g.out_w; ox++)
+                im2col_px(&g, img, oy, ox, 0, (int8_t)in_zp, rows + (oy * g.out_w + ox) * k);
         systolic_fold_bias(&p, b, eb);
         p.bias = eb;
         systolic_gemm_dense(&p, rows, k, out_h * g.out_w, want, out_c);
@@ -354,8 +356,7 @@ static void test_avx2_panel_conv_matches_im2col(void **state) {
         g.dil_w = t % 4 == 1 ? rnd_range(1, 3) : 1;
         g.pad_h = rnd_range(0, (g.k_h - 1) * g.dil_h);
         g.pad_w = rnd_range(0, (g.k_w - 1) * g.dil_w);
-        const int32_t out_h = (g.in_h + 2 * g.pad_h - (g.k_h - 1) * g.dil_h - 1) / g.stride_h + 1;
-        g.out_w = (g.in_w + 2 * g.pad_w - (g.k_w - 1) * g.dil_w - 1) / g.stride_w + 1;
+        const int32_t out_h = conv_out_size(&g);
         if (out_h <= 0 || g.out_w <= 0) continue;
         const uint8_t pad = (uint8_t)rnd();
         g.pad_word = pad * 0x01010101u;
@@ -366,16 +367,7 @@ static void test_avx2_panel_conv_matches_im2col(void **state) {
         const int32_t px0 = rnd_range(0, pixels - 1) / 16 * 16, grp = rnd_range(0, groups - 1);
         const int32_t mr = pixels - px0 < 16 ? pixels - px0 : 16;
         for (int32_t r = 0; r < mr; r++) {
-            const int32_t oy = (px0 + r) / g.out_w, ox = (px0 + r) % g.out_w;
-            int8_t *d = row;
-            for (int32_t ky = 0; ky < g.k_h; ky++)
-                for (int32_t kx = 0; kx < g.k_w; kx++)
-                    for (int32_t c = 0; c < g.group_in_c; c++) {
-                        const int32_t iy = oy * g.stride_h - g.pad_h + ky * g.dil_h;
-                        const int32_t ix = ox * g.stride_w - g.pad_w + kx * g.dil_w;
-                        const int in = iy >= 0 && iy < g.in_h && ix >= 0 && ix < g.in_w;
-                        *d++ = in ? img[(iy * g.in_w + ix) * g.in_c + grp * g.group_in_c + c] : (int8_t)pad;
-                    }
+            im2col_px(&g, img, (px0 + r) / g.out_w, (px0 + r) % g.out_w, grp, (int8_t)pad, row);
             systolic_x86_panel_row(want, r, row, k, 0);
         }
         systolic_x86_panel_conv_avx2(got, img, &g, px0, mr, grp);
