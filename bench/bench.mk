@@ -25,6 +25,19 @@ BENCH_M4_CFLAGS = -std=c99 -Os -Wall -Wextra -ffreestanding -Iengine/include -Ie
 BENCH_M4_OBJ = $(ENGINE_SRC:%.c=$(BENCH_DIR)/m4-Os/%.o)
 BENCH_HAVE_M4_CC := $(if $(shell command -v $(BENCH_M4_CC) 2>/dev/null),yes,)
 
+# The same objects linked (--gc-sections) into a program that loads and runs
+# a model (bench/m4_size_main.c), with an op registry that keeps the whole
+# int8 op set (bench/int8_ops.h, no float twins) or one model's ops (the
+# header `edgeq export --ops` writes for the firmware): the engine code a
+# firmware really carries, read from the linker map by bench.py.
+BENCH_M4_LIB   = $(BENCH_DIR)/m4-Os/libedge.a
+BENCH_M4_SETS  = int8 $(FIRMWARE_MODELS)
+BENCH_M4_ELF   = $(BENCH_M4_SETS:%=$(BENCH_DIR)/m4-Os/link/%/engine.elf)
+BENCH_M4_OPS_int8 = bench/int8_ops.h
+BENCH_M4_OPS_kws  = $(FW_DATA)/kws/model_ops.h
+BENCH_M4_OPS_vww  = $(FW_DATA)/vww/model_ops.h
+BENCH_M4_OPS_ic   = $(FW_DATA)/ic/model_ops.h
+
 .PHONY: bench bench-deps bench-firmware
 
 $(BENCH_DIR)/bench_engine: bench/bench_engine.c $(BUILD)/libedge.a engine/include/edge/edge.h
@@ -39,6 +52,21 @@ $(BENCH_DIR)/libpeerclock.so: bench/peer_clock.c
 $(BENCH_DIR)/m4-Os/%.o: %.c $(ENGINE_HDR)
 	@mkdir -p $(dir $@)
 	$(BENCH_M4_CC) $(BENCH_M4_CFLAGS) -c $< -o $@
+
+$(BENCH_M4_LIB): $(BENCH_M4_OBJ)
+	@rm -f $@
+	arm-none-eabi-ar rcs $@ $^
+
+define BENCH_M4_REGISTRY
+$(BENCH_DIR)/m4-Os/link/$(1)/registry.o: engine/src/ops/registry.c $(BENCH_M4_OPS_$(1)) $(ENGINE_HDR)
+	@mkdir -p $$(dir $$@)
+	$$(BENCH_M4_CC) $$(BENCH_M4_CFLAGS) -DEDGE_OPS_HEADER='"$(abspath $(BENCH_M4_OPS_$(1)))"' -c $$< -o $$@
+endef
+$(foreach s,$(BENCH_M4_SETS),$(eval $(call BENCH_M4_REGISTRY,$(s))))
+
+$(BENCH_DIR)/m4-Os/link/%/engine.elf: bench/m4_size_main.c $(BENCH_DIR)/m4-Os/link/%/registry.o $(BENCH_M4_LIB)
+	$(BENCH_M4_CC) $(BENCH_M4_CFLAGS) $^ --specs=nano.specs --specs=nosys.specs \
+	    -Wl,--gc-sections -Wl,-Map=$@.map -o $@
 
 # Python packages the bench needs beyond the project's own (the peers,
 # tflite-micro and ai-edge-litert, come from tools/install-deps.sh).
@@ -56,7 +84,7 @@ bench-firmware: $(BUILD)/libedge.a $(BUILD)/edgeq
 	    echo "bench: Cortex-M4 firmware not built here (BENCH_FIRMWARE=$(BENCH_FIRMWARE))")
 
 bench: $(BUILD)/libedge.a $(BUILD)/edgeq $(BENCH_DIR)/bench_engine $(BENCH_DIR)/libpeerclock.so \
-       $(if $(BENCH_HAVE_M4_CC),$(BENCH_M4_OBJ)) bench-deps bench-firmware
+       $(if $(BENCH_HAVE_M4_CC),$(BENCH_M4_OBJ) $(BENCH_M4_ELF)) bench-deps bench-firmware
 	@echo "$(PYTHON) bench/bench.py --build $(BUILD) --models $(BENCH_MODELS) $(BENCH_ARGS)"
 	@$(PYTHON) bench/bench.py --build $(BUILD) --models $(BENCH_MODELS) --cm-run $(BENCH_CM_RUN) \
-	    $(if $(BENCH_HAVE_M4_CC),--m4-objs "$(BENCH_M4_OBJ)") $(BENCH_ARGS)
+	    $(if $(BENCH_HAVE_M4_CC),--m4-objs "$(BENCH_M4_OBJ)" --m4-elfs "$(BENCH_M4_ELF)") $(BENCH_ARGS)

@@ -399,6 +399,33 @@ def m4_text(size_tool, objs, objdir):
     return sum(x[1] for x in rows if not is_float_only(x[0])), [tuple(x) for x in rows]
 
 
+def m4_linked_text(map_path):
+    """Engine code in a linked program: the .text input sections the GNU ld
+    map lists from libedge.a's members and the op registry object, after
+    --gc-sections. Returns (bytes, {object: bytes})."""
+    with open(map_path) as fh:
+        txt = fh.read()
+    body = txt[txt.find("Linker script and memory map"):]
+    per, section = {}, None
+    for line in body.splitlines():
+        m = re.match(r"^ (\.\S+)\s*$", line)
+        if m:  # a long section name: its address and size follow on the next line
+            section = m.group(1)
+            continue
+        m = re.match(r"^ (\.\S+)?\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+)", line)
+        if not m:
+            continue
+        name, size, src = m.group(1) or section, int(m.group(2), 16), m.group(3)
+        section = None
+        if not name or not (name == ".text" or name.startswith(".text.")):
+            continue
+        base = os.path.basename(src)
+        if base.startswith("libedge.a(") or base == "registry.o":
+            obj = base[len("libedge.a("):-1] if base.startswith("libedge.a(") else base
+            per[obj] = per.get(obj, 0) + size
+    return sum(per.values()), per
+
+
 # Objects that only the float32/bf16 path needs (issue 7): the .text target
 # is for the int8 op set, so they are listed in text.csv but not counted.
 FLOAT_ONLY = re.compile(r"(_f\.o$|float_wrap\.o$)")
@@ -515,6 +542,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=11, help="interleaved rounds per model")
     ap.add_argument("--batch-s", type=float, default=0.2,
                     help="seconds of invokes per peer per round")
+    ap.add_argument("--m4-elfs", default="",
+                    help="programs linked with the -Os engine (bench.mk): link/<set>/engine.elf")
     ap.add_argument("--m4-objs", default="",
                     help="the engine's objects built for Cortex-M4 -Os (space-separated)")
     ap.add_argument("--only", default="", help="comma-separated model keys")
@@ -684,14 +713,22 @@ def main():
     size_tool = shutil.which("arm-none-eabi-size")
     if size_tool and args.m4_objs.split():
         text_bytes, text_rows = m4_text(size_tool, args.m4_objs.split(), objdir)
+    # Linked: the whole int8 op set, and each firmware model's own ops.
+    linked = {}
+    for elf in args.m4_elfs.split():
+        if os.path.exists(elf + ".map"):
+            linked[os.path.basename(os.path.dirname(elf))] = m4_linked_text(elf + ".map")[0]
+    if "int8" in linked:
+        text_bytes = linked["int8"]
     for r in rows:
         r["engine_text_m4_Os"] = text_bytes if text_bytes is not None else ""
+        r["engine_text_m4_Os_model_ops"] = linked.get(r["model"], "")
 
-    write_outputs(rows, op_rows, text_rows, text_bytes, out_dir)
+    write_outputs(rows, op_rows, text_rows, text_bytes, out_dir, linked)
     log(f"bench: {time.time() - started:.0f} s")
 
 
-def write_outputs(rows, op_rows, text_rows, text_bytes, out_dir):
+def write_outputs(rows, op_rows, text_rows, text_bytes, out_dir, linked):
     csv_path = os.path.join(out_dir, "bench.csv")
     with open(csv_path, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0].keys()))
@@ -726,10 +763,16 @@ def write_outputs(rows, op_rows, text_rows, text_bytes, out_dir):
         big = ", ".join(f"{os.path.basename(t[0])} {t[1]:,}" for t in
                         sorted(text_rows, key=lambda t: -t[1])[:5])
         fl = sum(t[1] for t in text_rows if is_float_only(t[0]))
-        print(f"\nengine .text, Cortex-M4 -Os, int8 op set: {text_bytes:,} bytes "
-              f"({text_bytes / 1024:.1f} KiB; target <= 16 KiB), plus {rodata:,} bytes .rodata;"
-              f" the float32/bf16-only objects add {fl:,}"
-              f"\n  largest: {big}")
+        objs = sum(t[1] for t in text_rows if not is_float_only(t[0]))
+        how = "linked (--gc-sections)" if "int8" in linked else "sum of the objects"
+        print(f"\nengine .text, Cortex-M4 -Os, int8 op set, {how}: {text_bytes:,} bytes "
+              f"({text_bytes / 1024:.1f} KiB; target <= 16 KiB); the objects' sum {objs:,},"
+              f" plus {rodata:,} bytes .rodata; the float32/bf16-only objects add {fl:,}"
+              f"\n  largest objects: {big}")
+        per_model = ", ".join(f"{k} {v:,} ({v / 1024:.1f} KiB)" for k, v in linked.items()
+                              if k != "int8")
+        if per_model:
+            print(f"  a firmware with only its model's ops (edgeq export --ops): {per_model}")
     else:
         print("\nengine .text, Cortex-M4 -Os: n/a (no arm-none-eabi-gcc)")
     notes = [f"  {r['model']}: M4 {r['m4_note']}" for r in rows if r["m4_note"]]

@@ -105,8 +105,8 @@ $$($(1)_DIR)/run_model: $$(BOARD_RUN_SRC) $$($(1)_LIB)
 	$$($(1)_CC) $$(BOARD_APP_CFLAGS) $$($(1)_CFLAGS) $$(BOARD_RUN_SRC) $$(call whole,$$($(1)_LIB)) -lm -o $$@
 endef
 
-# The op registry refers to the ops weakly (an op whose object is not linked
-# is "unsupported"), so a static libedge must be linked whole.
+# Applications that load any model link libedge whole: the op registry
+# refers to every op, and whole keeps that independent of link order.
 whole = -Wl,--whole-archive $(1) -Wl,--no-whole-archive
 
 # Firmware data (board-independent): each model, its sample input and its
@@ -123,6 +123,9 @@ $(FW_DATA)/%/model_data.c: $(BUILD)/edgeq
 	    "read from ../shared/models (or MODELS=DIR)"; exit 1; }
 	@mkdir -p $(dir $@)
 	$(BUILD)/edgeq export --c --arena $(FW_MODEL_$*) -o $@
+$(FW_DATA)/%/model_ops.h: $(BUILD)/edgeq
+	@mkdir -p $(dir $@)
+	$(BUILD)/edgeq export --ops $(FW_MODEL_$*) -o $@
 $(FW_DATA)/%/labels_data.c: examples/firmware/labels/%.txt $(BUILD)/edgeq
 	@mkdir -p $(dir $@)
 	$(BUILD)/edgeq export --c --name labels_data $< -o $@
@@ -138,7 +141,7 @@ $(FW_DATA)/vww/sample.bin $(FW_DATA)/ic/sample.bin: $(FW_DATA)/%/sample.bin: $(B
 $(FW_DATA)/kws/sample.bin:
 	@mkdir -p $(dir $@)
 	head -c 490 $(FW_YES) > $@.tmp && mv $@.tmp $@
-.PRECIOUS: $(FW_DATA)/%/model_data.c $(FW_DATA)/%/labels_data.c $(FW_DATA)/%/sample_data.c $(FW_DATA)/%/sample.bin
+.PRECIOUS: $(FW_DATA)/%/model_data.c $(FW_DATA)/%/model_ops.h $(FW_DATA)/%/labels_data.c $(FW_DATA)/%/sample_data.c $(FW_DATA)/%/sample.bin
 
 # Firmware of configuration $(1) for model $(2).
 define BOARD_FIRMWARE
@@ -149,10 +152,18 @@ $$($(1)_DIR)/fw/$(2)/main.o: examples/firmware/main.c $$($(1)_BOARDDIR)/board.h 
 	@mkdir -p $$(dir $$@)
 	$$($(1)_CC) $$(BOARD_FW_CFLAGS) $$($(1)_CFLAGS) $$($(1)_FWFLAGS) -I$$($(1)_BOARDDIR) \
 	    -DFIRMWARE_NAME='"$(2)"' -c $$< -o $$@
-$$($(1)_DIR)/firmware-$(2)$$($(1)_EXT): $$($(1)_DIR)/fw/$(2)/main.o $$($(1)_DIR)/fw/$(2)/model_data.o \
-        $$($(1)_DIR)/fw/$(2)/sample_data.o $$($(1)_DIR)/fw/$(2)/labels_data.o $$($(1)_BOARD_OBJ) $$($(1)_LIB)
+# The firmware keeps only its model's ops: its own op registry, built with
+# the header `edgeq export --ops` writes, links ahead of libedge.a, which is
+# then searched (not linked whole) for what the ops need.
+$$($(1)_DIR)/fw/$(2)/registry.o: engine/src/ops/registry.c $$(FW_DATA)/$(2)/model_ops.h $$(ENGINE_HDR)
 	@mkdir -p $$(dir $$@)
-	$$($(1)_CC) $$($(1)_CFLAGS) $$($(1)_FWFLAGS) $$(filter %.o,$$^) $$(call whole,$$($(1)_LIB)) $$($(1)_FWLINK) -o $$@
+	$$($(1)_CC) $$(BOARD_ENGINE_CFLAGS) $$($(1)_CFLAGS) $$($(1)_FWFLAGS) -I$$(FW_DATA)/$(2) \
+	    -DEDGE_OPS_HEADER='"model_ops.h"' -c $$< -o $$@
+$$($(1)_DIR)/firmware-$(2)$$($(1)_EXT): $$($(1)_DIR)/fw/$(2)/main.o $$($(1)_DIR)/fw/$(2)/model_data.o \
+        $$($(1)_DIR)/fw/$(2)/sample_data.o $$($(1)_DIR)/fw/$(2)/labels_data.o \
+        $$($(1)_DIR)/fw/$(2)/registry.o $$($(1)_BOARD_OBJ) $$($(1)_LIB)
+	@mkdir -p $$(dir $$@)
+	$$($(1)_CC) $$($(1)_CFLAGS) $$($(1)_FWFLAGS) $$(filter %.o,$$^) $$($(1)_LIB) $$($(1)_FWLINK) -o $$@
 endef
 
 BOARD_FW_CFLAGS = -std=c11 $(OPT) -g -Wall -Wextra -Werror -Iengine/include

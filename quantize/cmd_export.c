@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "export_ops.h"
 #include "file_util.h"
 
 int edgeq_cmd_export(int argc, char **argv);
@@ -34,6 +35,7 @@ static void print_help(FILE *fp) {
     fprintf(fp,
             "usage: " EDGEQ_PROGRAM " export --c <file> [--name NAME] [--section SECTION]\n"
             "                    [--arena [--arena-bytes N]] [-o out.c]\n"
+            "       " EDGEQ_PROGRAM " export --ops <model.tflite>... [-o model_ops.h]\n"
             "\n"
             "Write <file> as a C source file holding a 16-byte aligned const byte array\n"
             "and its length, for firmware that links the engine:\n"
@@ -51,6 +53,10 @@ static void print_help(FILE *fp) {
             "                   bytes more than a 32-bit target, never fewer)\n"
             "  --arena-bytes N  arena size to emit instead (k/M suffixes)\n"
             "  -o FILE          write to FILE (all or nothing) instead of stdout\n"
+            "\n"
+            "--ops writes a header naming the engine ops the models use (their union),\n"
+            "for firmware that links only those: compile the engine's\n"
+            "engine/src/ops/registry.c with -DEDGE_OPS_HEADER='\"model_ops.h\"'.\n"
             "\n"
             "exit codes: 0 success, 1 unreadable file or model the engine refuses,\n"
             "2 usage error\n");
@@ -143,7 +149,9 @@ static int write_c(FILE *fp, const char *path, const char *name, const char *sec
 
 int edgeq_cmd_export(int argc, char **argv) {
     const char *path = NULL, *name = "model_data", *section = NULL, *out = NULL;
-    int c_format = 0, want_arena = 0;
+    int c_format = 0, want_arena = 0, ops_format = 0;
+    const char *paths[64];
+    int n_paths = 0;
     size_t arena_bytes = 0;
     for (int i = 1; i < argc;) {
         const char *a = argv[i], *v = NULL;
@@ -152,6 +160,8 @@ int edgeq_cmd_export(int argc, char **argv) {
             return EDGEQ_EXIT_OK;
         } else if (strcmp(a, "--c") == 0) {
             c_format = 1, i++;
+        } else if (strcmp(a, "--ops") == 0) {
+            ops_format = 1, i++;
         } else if (strcmp(a, "--arena") == 0) {
             want_arena = 1, i++;
         } else if (edgeq_opt_value(argc, argv, &i, "--name", &v)) {
@@ -176,12 +186,22 @@ int edgeq_cmd_export(int argc, char **argv) {
         } else if (a[0] == '-' && a[1]) {
             return edgeq_usage("export", "unknown option '%s'", a);
         } else {
-            if (path) return edgeq_usage("export", "one file at a time ('%s' and '%s')", path, a);
-            path = a, i++;
+            if (n_paths == (int)(sizeof paths / sizeof paths[0]))
+                return edgeq_usage("export", "too many files");
+            paths[n_paths++] = a, i++;
         }
     }
-    if (!path) return edgeq_usage("export", "no file given");
-    if (!c_format) return edgeq_usage("export", "say which output: --c (a C source file)");
+    if (n_paths == 0) return edgeq_usage("export", "no file given");
+    if (c_format + ops_format != 1)
+        return edgeq_usage("export", "say which output: --c (a C source file) or --ops (a header)");
+    if (ops_format) {
+        if (want_arena || section || strcmp(name, "model_data") != 0)
+            return edgeq_usage("export", "--ops takes no --name, --section or --arena");
+        return edgeq_export_ops(paths, n_paths, out);
+    }
+    if (n_paths > 1)
+        return edgeq_usage("export", "--c: one file at a time ('%s' and '%s')", paths[0], paths[1]);
+    path = paths[0];
 
     int rc = EDGEQ_EXIT_FAIL;
     char err[512];

@@ -187,6 +187,8 @@ const edge_op_impl *edge_op_find(int32_t builtin_code);
 /* The float twin of an op (EDGE_FLOAT_OP_LIST), or NULL. */
 const edge_op_impl *edge_op_find_float(int32_t builtin_code);
 const char *edge_builtin_name(int32_t builtin_code); /* "CONV_2D", "UNKNOWN" */
+/* 1 when this build keeps only some ops (EDGE_OPS_HEADER, see registry.c). */
+int edge_op_set_partial(void);
 
 /* Operands: NULL when the index is out of range or the slot is -1. */
 edge_tensor_rt *edge_in(const edge_op_ctx *c, uint32_t i);

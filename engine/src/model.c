@@ -301,8 +301,9 @@ static edge_status unsupported_op(edge_model *m, uint32_t i, const edge_op_rt *o
     if (custom)
         return edge_fail(m, EDGE_ERR_UNSUPPORTED, "op %u: custom op '%s' is not supported (%s)", i,
                          custom, types);
-    return edge_fail(m, EDGE_ERR_UNSUPPORTED, "op %u: %s (builtin %d) is not supported (%s)", i,
-                     edge_builtin_name(opcode), (int)opcode, types);
+    return edge_fail(m, EDGE_ERR_UNSUPPORTED, "op %u: %s (builtin %d) is not supported (%s)%s", i,
+                     edge_builtin_name(opcode), (int)opcode, types,
+                     edge_op_set_partial() ? "; this build keeps only the ops of EDGE_OPS_HEADER" : "");
 }
 
 static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i, edge_op_rt *op,

@@ -111,3 +111,98 @@ def test_export_arena_refuses_a_non_model(edgeq, tmp_path):
     src.write_bytes(b"definitely not a flatbuffer")
     r = run([edgeq, "export", "--c", "--arena", str(src)])
     assert r.returncode == 1 and r.stdout == b""
+
+
+# ---- edgeq export --ops: the op-selection header (engine/src/ops/registry.c)
+
+KWS = os.path.join(MODELS, "mlcommons-tiny", "models", "keyword_spotting", "kws_ref_model.tflite")
+IC = os.path.join(MODELS, "mlcommons-tiny", "models", "image_classification",
+                  "pretrainedResnet_quant.tflite")
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MNIST = os.path.join(REPO, "models", "mnist_cnn", "mnist_cnn_int8.tflite")
+DIGITS = os.path.join(REPO, "models", "digits_resnet", "digits_resnet_int8.tflite")
+HELLO_F = os.path.join(MODELS, "tflite-micro", "models", "hello_world_float.tflite")
+
+
+def litert_ops(path):
+    """(int8 ops, float twins) the official interpreter lists for a model, as
+    registry names: an op whose input 0 is float32 runs on the float twin."""
+    interp = pytest.importorskip("ai_edge_litert.interpreter").Interpreter(model_path=path)
+    dtypes = {t["index"]: t["dtype"] for t in interp.get_tensor_details()}
+    ints, floats = set(), set()
+    for op in interp._get_ops_details():
+        ins = [i for i in op["inputs"] if i >= 0]
+        is_float = bool(ins) and dtypes.get(ins[0]) is not None and dtypes[ins[0]].__name__ == "float32"
+        (floats if is_float else ints).add(op["op_name"].lower())
+    return ints, floats
+
+
+def header_ops(text):
+    """The X(name) entries of EDGE_OPS and EDGE_FLOAT_OPS in a header."""
+    out = []
+    for macro in ("EDGE_OPS", "EDGE_FLOAT_OPS"):
+        m = re.search(r"#define %s\(X\) \\\n((?:    .*\\\n)*)    /\* end \*/" % macro, text)
+        assert m, text
+        names = re.findall(r"X\((\w+)\)", m.group(1))
+        assert len(names) == len(set(names)), text
+        out.append(set(names))
+    return out
+
+
+@pytest.mark.parametrize("paths", [[KWS], [IC], [MNIST], [HELLO_F], [KWS, DIGITS, MNIST, HELLO_F]])
+def test_export_ops_lists_the_ops_litert_runs(edgeq, tmp_path, paths):
+    out = tmp_path / "ops.h"
+    r = run([edgeq, "export", "--ops"] + paths + ["-o", str(out)])
+    assert r.returncode == 0, r.stderr.decode()
+    ints, floats = header_ops(out.read_text())
+    want_i, want_f = set(), set()
+    for p in paths:
+        i, f = litert_ops(p)
+        want_i |= i
+        want_f |= f
+    assert ints == want_i
+    assert floats == {n + "_f" for n in want_f}
+
+
+def test_export_ops_errors(edgeq, tmp_path):
+    bad = tmp_path / "x.tflite"
+    bad.write_bytes(b"not a model at all, really")
+    out = tmp_path / "ops.h"
+    r = run([edgeq, "export", "--ops", KWS, str(bad), "-o", str(out)])
+    assert r.returncode == 1 and not out.exists()
+    r = run([edgeq, "export", "--ops", "--c", KWS])
+    assert r.returncode == 2
+    r = run([edgeq, "export", "--ops", KWS, "--arena"])
+    assert r.returncode == 2
+
+
+def test_engine_with_one_models_ops(edgeq, host_build, tmp_path):
+    """run_model linked with a registry that keeps only KWS's ops: KWS runs
+    and gives the full build's bytes, the other ops are not linked at all, and
+    a model that needs one of them (IC's ADD) is refused by name."""
+    hdr = tmp_path / "kws_ops.h"
+    assert run([edgeq, "export", "--ops", KWS, "-o", str(hdr)]).returncode == 0
+    lib = os.path.join(BUILD, "libedge.a")
+    exe = tmp_path / "run_kws_ops"
+    r = run(["cc", "-std=c11", "-O1", "-Wall", "-Werror", "-I" + os.path.join(REPO, "engine", "include"),
+             "-I" + os.path.join(REPO, "engine", "src"), '-DEDGE_OPS_HEADER="%s"' % hdr,
+             os.path.join(REPO, "engine", "src", "ops", "registry.c"),
+             os.path.join(REPO, "tests", "boards", "run_model.c"), lib, "-lm", "-o", str(exe)])
+    assert r.returncode == 0, r.stderr.decode()
+    syms = run(["nm", str(exe)]).stdout.decode()
+    assert "edge_op_conv_2d" in syms and "edge_op_softmax" in syms
+    assert "edge_op_add" not in syms and "edge_op_conv_2d_f" not in syms
+
+    sample = bytes((i * 37) % 256 for i in range(490))
+    (tmp_path / "in.bin").write_bytes(sample)
+    full = os.path.join(host_build, "run_model")
+    r = run([full, KWS, str(tmp_path / "in.bin"), str(tmp_path / "full.bin")])
+    assert r.returncode == 0, r.stderr.decode()
+    r = run([str(exe), KWS, str(tmp_path / "in.bin"), str(tmp_path / "part.bin")])
+    assert r.returncode == 0, r.stderr.decode()
+    assert (tmp_path / "part.bin").read_bytes() == (tmp_path / "full.bin").read_bytes()
+
+    r = run([str(exe), IC])
+    assert r.returncode == 1
+    err = r.stderr.decode()
+    assert "ADD (builtin 0) is not supported" in err and "EDGE_OPS_HEADER" in err, err
