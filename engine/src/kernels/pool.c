@@ -43,58 +43,62 @@ static int64_t rounded_div(int64_t sum, int64_t n) {
 
 static int64_t clamp64(int64_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-/* Integer average pool body: T is the element type. */
-#define AVG_POOL_INT(T)                                                                              \
-    for (int32_t b = 0; b < p->batches; b++)                                                         \
-        for (int32_t oy = 0; oy < p->out_h; oy++)                                                    \
-            for (int32_t ox = 0; ox < p->out_w; ox++) {                                              \
-                const window w = window_at(p, oy, ox);                                               \
-                const int64_t n = (int64_t)(w.y1 - w.y0) * (w.x1 - w.x0);                            \
-                T *o = out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * p->depth;              \
-                for (int32_t c0 = 0; c0 < p->depth; c0 += POOL_BLOCK) {                              \
-                    const int32_t nc = p->depth - c0 < POOL_BLOCK ? p->depth - c0 : POOL_BLOCK;      \
-                    int64_t acc[POOL_BLOCK];                                                         \
-                    for (int32_t k = 0; k < nc; k++) acc[k] = 0;                                     \
-                    for (int32_t y = w.y0; y < w.y1; y++)                                            \
-                        for (int32_t x = w.x0; x < w.x1; x++) {                                      \
-                            const T *t = in + (((int64_t)b * p->in_h + y) * p->in_w + x) * p->depth + c0; \
-                            for (int32_t k = 0; k < nc; k++) acc[k] += t[k];                         \
-                        }                                                                            \
-                    if (n == 0) continue; /* refused in prepare */                                   \
-                    for (int32_t k = 0; k < nc; k++)                                                 \
-                        o[c0 + k] = (T)clamp64(rounded_div(acc[k], n), p->act_min, p->act_max);      \
-                }                                                                                    \
+/* One tap's nc channels, widened: one loop per element type keeps a
+ * single pooling loop for all three (pooling is a sliver of any model's
+ * time; its code size is not). */
+static void load_tap(int32_t *v, const void *base, int64_t at, int32_t nc, int kind) {
+    if (kind == EDGE_POOL_S8) {
+        const int8_t *t = (const int8_t *)base + at;
+        for (int32_t k = 0; k < nc; k++) v[k] = t[k];
+    } else if (kind == EDGE_POOL_U8) {
+        const uint8_t *t = (const uint8_t *)base + at;
+        for (int32_t k = 0; k < nc; k++) v[k] = t[k];
+    } else {
+        const int16_t *t = (const int16_t *)base + at;
+        for (int32_t k = 0; k < nc; k++) v[k] = t[k];
+    }
+}
+
+static void store(void *base, int64_t at, int kind, int32_t v) {
+    if (kind == EDGE_POOL_S16)
+        ((int16_t *)base)[at] = (int16_t)v;
+    else if (kind == EDGE_POOL_U8)
+        ((uint8_t *)base)[at] = (uint8_t)v;
+    else
+        ((int8_t *)base)[at] = (int8_t)v;
+}
+
+void edge_pool_int(const edge_pool_params *p, const void *in, void *out, int kind, int is_max) {
+    for (int32_t b = 0; b < p->batches; b++)
+        for (int32_t oy = 0; oy < p->out_h; oy++)
+            for (int32_t ox = 0; ox < p->out_w; ox++) {
+                const window w = window_at(p, oy, ox);
+                const int64_t n = (int64_t)(w.y1 - w.y0) * (w.x1 - w.x0);
+                const int64_t o = (((int64_t)b * p->out_h + oy) * p->out_w + ox) * p->depth;
+                if (n == 0) continue; /* refused in prepare */
+                for (int32_t c0 = 0; c0 < p->depth; c0 += POOL_BLOCK) {
+                    const int32_t nc = p->depth - c0 < POOL_BLOCK ? p->depth - c0 : POOL_BLOCK;
+                    int64_t acc[POOL_BLOCK];
+                    int32_t v[POOL_BLOCK];
+                    for (int32_t k = 0; k < nc; k++) acc[k] = is_max ? INT32_MIN : 0;
+                    for (int32_t y = w.y0; y < w.y1; y++)
+                        for (int32_t x = w.x0; x < w.x1; x++) {
+                            load_tap(v, in, (((int64_t)b * p->in_h + y) * p->in_w + x) * p->depth + c0,
+                                     nc, kind);
+                            if (is_max) {
+                                for (int32_t k = 0; k < nc; k++)
+                                    if (v[k] > acc[k]) acc[k] = v[k];
+                            } else {
+                                for (int32_t k = 0; k < nc; k++) acc[k] += v[k];
+                            }
+                        }
+                    for (int32_t k = 0; k < nc; k++) {
+                        const int64_t r = is_max ? acc[k] : rounded_div(acc[k], n);
+                        store(out, o + c0 + k, kind, (int32_t)clamp64(r, p->act_min, p->act_max));
+                    }
+                }
             }
-
-/* Integer max pool body: T is the element type, LOWEST its minimum. */
-#define MAX_POOL_INT(T, LOWEST)                                                                      \
-    for (int32_t b = 0; b < p->batches; b++)                                                         \
-        for (int32_t oy = 0; oy < p->out_h; oy++)                                                    \
-            for (int32_t ox = 0; ox < p->out_w; ox++) {                                              \
-                const window w = window_at(p, oy, ox);                                               \
-                T *o = out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * p->depth;              \
-                for (int32_t c0 = 0; c0 < p->depth; c0 += POOL_BLOCK) {                              \
-                    const int32_t nc = p->depth - c0 < POOL_BLOCK ? p->depth - c0 : POOL_BLOCK;      \
-                    int32_t m[POOL_BLOCK];                                                           \
-                    for (int32_t k = 0; k < nc; k++) m[k] = (LOWEST);                                \
-                    for (int32_t y = w.y0; y < w.y1; y++)                                            \
-                        for (int32_t x = w.x0; x < w.x1; x++) {                                      \
-                            const T *t = in + (((int64_t)b * p->in_h + y) * p->in_w + x) * p->depth + c0; \
-                            for (int32_t k = 0; k < nc; k++)                                         \
-                                if (t[k] > m[k]) m[k] = t[k];                                        \
-                        }                                                                            \
-                    for (int32_t k = 0; k < nc; k++)                                                 \
-                        o[c0 + k] = (T)clamp64(m[k], p->act_min, p->act_max);                        \
-                }                                                                                    \
-            }
-
-void edge_avg_pool_s8(const edge_pool_params *p, const int8_t *in, int8_t *out) { AVG_POOL_INT(int8_t) }
-void edge_avg_pool_u8(const edge_pool_params *p, const uint8_t *in, uint8_t *out) { AVG_POOL_INT(uint8_t) }
-void edge_avg_pool_s16(const edge_pool_params *p, const int16_t *in, int16_t *out) { AVG_POOL_INT(int16_t) }
-
-void edge_max_pool_s8(const edge_pool_params *p, const int8_t *in, int8_t *out) { MAX_POOL_INT(int8_t, -128) }
-void edge_max_pool_u8(const edge_pool_params *p, const uint8_t *in, uint8_t *out) { MAX_POOL_INT(uint8_t, 0) }
-void edge_max_pool_s16(const edge_pool_params *p, const int16_t *in, int16_t *out) { MAX_POOL_INT(int16_t, -32768) }
+}
 
 /* ActivationFunctionWithMinMax: std::min(std::max(x, lo), hi). */
 static float clamp_f(float v, float lo, float hi) {
@@ -102,7 +106,7 @@ static float clamp_f(float v, float lo, float hi) {
     return hi < v ? hi : v;
 }
 
-void edge_avg_pool_f32(const edge_pool_params *p, const float *in, float *out) {
+void edge_pool_f32(const edge_pool_params *p, const float *in, float *out, int is_max) {
     for (int32_t b = 0; b < p->batches; b++)
         for (int32_t oy = 0; oy < p->out_h; oy++)
             for (int32_t ox = 0; ox < p->out_w; ox++) {
@@ -112,33 +116,18 @@ void edge_avg_pool_f32(const edge_pool_params *p, const float *in, float *out) {
                 for (int32_t c0 = 0; c0 < p->depth; c0 += POOL_BLOCK) {
                     const int32_t nc = p->depth - c0 < POOL_BLOCK ? p->depth - c0 : POOL_BLOCK;
                     float acc[POOL_BLOCK];
-                    for (int32_t k = 0; k < nc; k++) acc[k] = 0.0f;
+                    for (int32_t k = 0; k < nc; k++) acc[k] = is_max ? -3.402823466e38f : 0.0f;
                     for (int32_t y = w.y0; y < w.y1; y++)
                         for (int32_t x = w.x0; x < w.x1; x++) {
                             const float *t = in + (((int64_t)b * p->in_h + y) * p->in_w + x) * p->depth + c0;
-                            for (int32_t k = 0; k < nc; k++) acc[k] += t[k];
+                            if (is_max) {
+                                for (int32_t k = 0; k < nc; k++) acc[k] = acc[k] < t[k] ? t[k] : acc[k];
+                            } else {
+                                for (int32_t k = 0; k < nc; k++) acc[k] += t[k];
+                            }
                         }
-                    for (int32_t k = 0; k < nc; k++) o[c0 + k] = clamp_f(acc[k] / n, p->f_min, p->f_max);
-                }
-            }
-}
-
-void edge_max_pool_f32(const edge_pool_params *p, const float *in, float *out) {
-    for (int32_t b = 0; b < p->batches; b++)
-        for (int32_t oy = 0; oy < p->out_h; oy++)
-            for (int32_t ox = 0; ox < p->out_w; ox++) {
-                const window w = window_at(p, oy, ox);
-                float *o = out + (((int64_t)b * p->out_h + oy) * p->out_w + ox) * p->depth;
-                for (int32_t c0 = 0; c0 < p->depth; c0 += POOL_BLOCK) {
-                    const int32_t nc = p->depth - c0 < POOL_BLOCK ? p->depth - c0 : POOL_BLOCK;
-                    float m[POOL_BLOCK];
-                    for (int32_t k = 0; k < nc; k++) m[k] = -3.402823466e38f; /* lowest float */
-                    for (int32_t y = w.y0; y < w.y1; y++)
-                        for (int32_t x = w.x0; x < w.x1; x++) {
-                            const float *t = in + (((int64_t)b * p->in_h + y) * p->in_w + x) * p->depth + c0;
-                            for (int32_t k = 0; k < nc; k++) m[k] = m[k] < t[k] ? t[k] : m[k];
-                        }
-                    for (int32_t k = 0; k < nc; k++) o[c0 + k] = clamp_f(m[k], p->f_min, p->f_max);
+                    for (int32_t k = 0; k < nc; k++)
+                        o[c0 + k] = clamp_f(is_max ? acc[k] : acc[k] / n, p->f_min, p->f_max);
                 }
             }
 }

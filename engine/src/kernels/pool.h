@@ -27,14 +27,12 @@ typedef struct edge_pool_params {
  * average pool fails at run time otherwise). */
 int edge_pool_windows_nonempty(const edge_pool_params *p);
 
-void edge_avg_pool_s8(const edge_pool_params *p, const int8_t *in, int8_t *out);
-void edge_avg_pool_u8(const edge_pool_params *p, const uint8_t *in, uint8_t *out);
-void edge_avg_pool_s16(const edge_pool_params *p, const int16_t *in, int16_t *out);
-void edge_avg_pool_f32(const edge_pool_params *p, const float *in, float *out);
+/* Element types of the integer pools. */
+enum { EDGE_POOL_S8, EDGE_POOL_U8, EDGE_POOL_S16 };
 
-void edge_max_pool_s8(const edge_pool_params *p, const int8_t *in, int8_t *out);
-void edge_max_pool_u8(const edge_pool_params *p, const uint8_t *in, uint8_t *out);
-void edge_max_pool_s16(const edge_pool_params *p, const int16_t *in, int16_t *out);
-void edge_max_pool_f32(const edge_pool_params *p, const float *in, float *out);
+/* Average (is_max 0) or max pool of int8, uint8 or int16 (kind) tensors. */
+void edge_pool_int(const edge_pool_params *p, const void *in, void *out, int kind, int is_max);
+/* The same of float32 tensors. */
+void edge_pool_f32(const edge_pool_params *p, const float *in, float *out, int is_max);
 
 #endif

@@ -100,3 +100,18 @@ edge_status edge_pool2d_prepare(edge_op_ctx *c, int average) {
     return EDGE_OK;
 }
 
+
+edge_status edge_pool2d_eval(edge_op_ctx *c, int is_max) {
+    const pool2d_params *p = (const pool2d_params *)c->params;
+    const void *in = edge_in_data(c, 0);
+    void *out = edge_out_data(c, 0);
+    if (p->type == EDGE_FLOAT32) {
+        edge_pool_f32(&p->pp, (const float *)in, (float *)out, is_max);
+    } else {
+        const int kind = p->type == EDGE_INT8    ? EDGE_POOL_S8
+                         : p->type == EDGE_UINT8 ? EDGE_POOL_U8
+                                                 : EDGE_POOL_S16;
+        edge_pool_int(&p->pp, in, out, kind, is_max);
+    }
+    return EDGE_OK;
+}

@@ -19,5 +19,7 @@ typedef struct pool2d_params {
 /* average: AVERAGE_POOL_2D also refuses windows that lie wholly in the
  * padding (it would divide by zero). */
 edge_status edge_pool2d_prepare(edge_op_ctx *c, int average);
+/* The shared eval: the average (is_max 0) or max pool of the op's type. */
+edge_status edge_pool2d_eval(edge_op_ctx *c, int is_max);
 
 #endif
