@@ -256,6 +256,18 @@ int edge_fuse_try(edge_op_ctx *c, int64_t in_row_bytes, uint32_t *ring_rows, uin
 edge_status edge_fused_run(const edge_op_ctx *c, uint8_t *ring, uint32_t ring_rows, edge_rows_fn rows,
                            const void *state);
 
+/* The checks a one-input elementwise op starts with: 1 input and 1 output,
+ * both there, of one type, that type in `types` (EDGE_TYPE_BIT of each;
+ * `names` lists them for the message), one shape, and, for a type other than
+ * float32, quantization on both. EDGE_OK with *in and *out set, or the
+ * failure recorded. */
+#define EDGE_TYPE_BIT(t) (1u << (uint32_t)(t))
+#define EDGE_TYPES_F32_8BIT \
+    (EDGE_TYPE_BIT(EDGE_FLOAT32) | EDGE_TYPE_BIT(EDGE_INT8) | EDGE_TYPE_BIT(EDGE_UINT8))
+#define EDGE_TYPES_F32_8BIT_S16 (EDGE_TYPES_F32_8BIT | EDGE_TYPE_BIT(EDGE_INT16))
+edge_status edge_unary_prepare(const edge_op_ctx *c, uint32_t types, const char *names,
+                               edge_tensor_rt **in, edge_tensor_rt **out);
+
 /* Record an error ("op 3 (CONV_2D): <message>") on the model and return s.
  * fmt understands %s %d %u %ld %lu %zu %x %c and %%. */
 edge_status edge_op_fail(const edge_op_ctx *c, edge_status s, const char *fmt, ...);

@@ -28,32 +28,20 @@ typedef struct leaky_relu_params {
 
 static edge_status prepare(edge_op_ctx *c) {
     edge_op_rt *op = c->op;
-    if (op->n_in != 1 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u",
-                            op->n_in, op->n_out);
-    edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
-    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
+    edge_tensor_rt *in, *out;
+    const edge_status st = edge_unary_prepare(c, EDGE_TYPES_F32_8BIT_S16, "float32, int8, uint8, int16",
+                                              &in, &out);
+    if (st != EDGE_OK) return st;
     if (op->options_type != LEAKY_RELU_OPTIONS_TYPE && op->options_type != 0)
         return edge_op_fail(c, EDGE_ERR_MODEL, "options are not LeakyReluOptions (type %u)",
                             (unsigned)op->options_type);
     const edge_type t = in->t.type;
-    if (out->t.type != t)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "input is %s but output is %s", edge_type_name(t),
-                            edge_type_name(out->t.type));
-    if (t != EDGE_FLOAT32 && t != EDGE_INT8 && t != EDGE_UINT8 && t != EDGE_INT16)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (float32, int8, uint8, int16)",
-                            edge_type_name(t));
-    if (!edge_same_shape(&in->t, &out->t))
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "output shape differs from the input's");
 
     leaky_relu_params p;
     edge_memset(&p, 0, sizeof p);
     p.type = (int32_t)t;
     p.alpha = edge_opt_f32(c, OPT_ALPHA, 0.0f);
     if (t != EDGE_FLOAT32) {
-        if (in->q_count < 1 || out->q_count < 1)
-            return edge_op_fail(c, EDGE_ERR_MODEL, "%s input and output must be quantized",
-                                edge_type_name(t));
         const float in_s = edge_q_scale(in, 0), out_s = edge_q_scale(out, 0);
         if (!(in_s > 0.0f) || !(out_s > 0.0f))
             return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
