@@ -1,15 +1,11 @@
 /*
- * conv_shape.h — CONV_2D's operand shapes and options, checked once for the
- * int8 op (conv_2d.c) and its float twin (conv_2d_f.c).
+ * conv_shape.h — CONV_2D's and DEPTHWISE_CONV_2D's operand shapes and
+ * options, checked once for the int8 ops and their float twins.
  */
 #ifndef EDGE_OPS_CONV_SHAPE_H
 #define EDGE_OPS_CONV_SHAPE_H
 
 #include "../edge_internal.h"
-
-/* Conv2DOptions field ids (schema order). */
-enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_ACTIVATION = 3,
-       OPT_DILATION_W = 4, OPT_DILATION_H = 5 };
 
 typedef struct conv_shape {
     int32_t batches, in_h, in_w, in_c;
@@ -25,5 +21,11 @@ typedef struct conv_shape {
 edge_status edge_conv_shape(const edge_op_ctx *c, const edge_tensor_rt *in,
                             const edge_tensor_rt *filt, const edge_tensor_rt *bias,
                             const edge_tensor_rt *out, conv_shape *s);
+
+/* DEPTHWISE_CONV_2D: 4-D NHWC input/output, [1,h,w,out_c] filter with out_c
+ * a multiple of the input channels (f_in_c 1, groups in_c in s), bias of
+ * out_c, the DepthwiseConv2DOptions and an output shape that agrees. */
+edge_status edge_dw_shape(const edge_op_ctx *c, const edge_tensor_rt *in, const edge_tensor_rt *filt,
+                          const edge_tensor_rt *bias, const edge_tensor_rt *out, conv_shape *s);
 
 #endif

@@ -14,11 +14,10 @@
 #include "../kernels/bf16.h"
 #include "../kernels/conv_common.h"
 #include "../quant.h"
+#include "conv_shape.h"
 #include "weighted_op_f.h"
 
 enum { DW_OPTIONS_TYPE = 2 };
-enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_DEPTH_MULT = 3,
-       OPT_ACTIVATION = 4, OPT_DILATION_W = 5, OPT_DILATION_H = 6 };
 
 typedef struct dw_f_params {
     int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c, mult;
@@ -33,45 +32,15 @@ static edge_status prepare(edge_op_ctx *c) {
         edge_weighted_operands_f(c, DW_OPTIONS_TYPE, "DepthwiseConv2DOptions", "filter", &o);
     if (st) return st;
     edge_tensor_rt *in = o.in, *filt = o.w, *bias = o.bias, *out = o.out;
-    if (in->t.rank != 4 || filt->t.rank != 4 || out->t.rank != 4)
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "input, filter and output must be 4-D (are %d, %d, %d)",
-                            in->t.rank, filt->t.rank, out->t.rank);
-    const int32_t batches = in->t.dims[0], in_h = in->t.dims[1], in_w = in->t.dims[2],
-                  in_c = in->t.dims[3];
-    const int32_t k_h = filt->t.dims[1], k_w = filt->t.dims[2], out_c = filt->t.dims[3];
-    if (filt->t.dims[0] != 1)
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "filter must be [1,h,w,c], has %d in dimension 0",
-                            filt->t.dims[0]);
-    if (batches <= 0 || in_h <= 0 || in_w <= 0 || in_c <= 0 || out_c <= 0 || k_h <= 0 || k_w <= 0)
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "empty input or filter");
-    if (out_c % in_c != 0)
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "filter channels %d are not a multiple of input channels %d",
-                            out_c, in_c);
-    if (out_c > 0xffffff || in_c > 0xffffff || k_h > 0xffff || k_w > 0xffff ||
-        (int64_t)k_h * k_w * out_c > 0x7fffffff)
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "filter too large");
-    if (bias && edge_numel(&bias->t) != out_c)
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "bias has %ld elements, filter has %d channels",
-                            (long)edge_numel(&bias->t), out_c);
-    const int padding = edge_opt_u8(c, OPT_PADDING, 0);
-    const int32_t stride_w = edge_opt_i32(c, OPT_STRIDE_W, 0), stride_h = edge_opt_i32(c, OPT_STRIDE_H, 0);
-    const int32_t dil_w = edge_opt_i32(c, OPT_DILATION_W, 1), dil_h = edge_opt_i32(c, OPT_DILATION_H, 1);
-    const int act = edge_opt_u8(c, OPT_ACTIVATION, 0);
-    if (padding != EDGE_PADDING_SAME && padding != EDGE_PADDING_VALID)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "unknown padding %d", padding);
-    if (stride_w <= 0 || stride_h <= 0 || dil_w <= 0 || dil_h <= 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "stride %dx%d and dilation %dx%d must be positive",
-                            stride_h, stride_w, dil_h, dil_w);
-    const int64_t out_h = edge_conv_out_size(padding, in_h, k_h, stride_h, dil_h);
-    const int64_t out_w = edge_conv_out_size(padding, in_w, k_w, stride_w, dil_w);
-    if (out_h <= 0 || out_w <= 0)
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "filter %dx%d does not fit input %dx%d", k_h, k_w,
-                            in_h, in_w);
-    if (out->t.dims[0] != batches || out->t.dims[1] != out_h || out->t.dims[2] != out_w ||
-        out->t.dims[3] != out_c)
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "output is [%d,%d,%d,%d], expected [%d,%ld,%ld,%d]",
-                            out->t.dims[0], out->t.dims[1], out->t.dims[2], out->t.dims[3], batches,
-                            (long)out_h, (long)out_w, out_c);
+    conv_shape sh;
+    st = edge_dw_shape(c, in, filt, bias, out, &sh);
+    if (st) return st;
+    const int32_t batches = sh.batches, in_h = sh.in_h, in_w = sh.in_w, in_c = sh.in_c;
+    const int32_t out_c = sh.out_c, k_h = sh.k_h, k_w = sh.k_w;
+    const int32_t stride_h = sh.stride_h, stride_w = sh.stride_w, dil_h = sh.dil_h, dil_w = sh.dil_w;
+    const int64_t out_h = sh.out_h, out_w = sh.out_w;
+    const int act = sh.act;
+
     float act_min, act_max;
     if (!edge_act_range_f(act, &act_min, &act_max))
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
