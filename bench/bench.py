@@ -400,30 +400,10 @@ def m4_text(size_tool, objs, objdir):
 
 
 def m4_linked_text(map_path):
-    """Engine code in a linked program: the .text input sections the GNU ld
-    map lists from libedge.a's members and the op registry object, after
-    --gc-sections. Returns (bytes, {object: bytes})."""
-    with open(map_path) as fh:
-        txt = fh.read()
-    body = txt[txt.find("Linker script and memory map"):]
-    per, section = {}, None
-    for line in body.splitlines():
-        m = re.match(r"^ (\.\S+)\s*$", line)
-        if m:  # a long section name: its address and size follow on the next line
-            section = m.group(1)
-            continue
-        m = re.match(r"^ (\.\S+)?\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+)", line)
-        if not m:
-            continue
-        name, size, src = m.group(1) or section, int(m.group(2), 16), m.group(3)
-        section = None
-        if not name or not (name == ".text" or name.startswith(".text.")):
-            continue
-        base = os.path.basename(src)
-        if base.startswith("libedge.a(") or base == "registry.o":
-            obj = base[len("libedge.a("):-1] if base.startswith("libedge.a(") else base
-            per[obj] = per.get(obj, 0) + size
-    return sum(per.values()), per
+    """Engine code in a linked program (tools/engine_text.py)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
+    import engine_text
+    return engine_text.engine_text(map_path)
 
 
 # Objects that only the float32/bf16 path needs (issue 7): the .text target

@@ -95,10 +95,13 @@ SIZE_BOARD := $(if $(filter cortex-m%,$(BOARD)),$(BOARD),cortex-m4)
 size: $($(SIZE_BOARD)_ALL)
 	@echo "$(SIZE_BOARD) ($($(SIZE_BOARD)_MACHINE)): flash = text + data, RAM = data + bss"
 	@echo "(bss holds the model's arena and 16 KiB stack)"
-	@printf '%-22s %10s %10s %10s %10s %10s\n' image text data bss flash RAM
+	@echo "(engine: libedge's code in the image, from the link map; firmware-none has every op,"
+	@echo " each model's firmware only the ops it uses)"
+	@printf '%-22s %10s %10s %10s %10s %10s %10s\n' image text data bss flash RAM engine
 	@for f in none $(FIRMWARE_MODELS); do \
-	  $(CM_SIZE) -B $($(SIZE_BOARD)_DIR)/firmware-$$f.elf | awk -v n=firmware-$$f 'NR==2 { \
-	    printf "%-22s %10d %10d %10d %10d %10d\n", n, $$1, $$2, $$3, $$1 + $$2, $$2 + $$3 }'; \
+	  e=$$($(PYTHON) tools/engine_text.py $($(SIZE_BOARD)_DIR)/firmware-$$f.elf.map | cut -d' ' -f1); \
+	  $(CM_SIZE) -B $($(SIZE_BOARD)_DIR)/firmware-$$f.elf | awk -v n=firmware-$$f -v e=$$e 'NR==2 { \
+	    printf "%-22s %10d %10d %10d %10d %10d %10d\n", n, $$1, $$2, $$3, $$1 + $$2, $$2 + $$3, e }'; \
 	done
 	@$(CM_SIZE) -t $($(SIZE_BOARD)_LIB) | awk 'END { printf "%-22s %10d %10d %10d %10d %10d\n", \
 	    "libedge.a (all objects)", $$1, $$2, $$3, $$1 + $$2, $$2 + $$3 }'

@@ -104,7 +104,7 @@ def test_make_size():
     rows = {}
     for line in r.stdout.splitlines():
         f = line.split()
-        if f and f[0].startswith("firmware-") and len(f) == 6:
+        if f and f[0].startswith("firmware-") and len(f) == 7:
             rows[f[0]] = [int(x) for x in f[1:]]
     assert set(rows) == {"firmware-none", "firmware-kws", "firmware-vww", "firmware-ic"}, r.stdout
     model_bytes = {"kws": 53936, "vww": 333288, "ic": 98496}
@@ -114,4 +114,6 @@ def test_make_size():
         assert rows["firmware-" + m][3] >= n
         assert rows["firmware-" + m][3] - n < rows["firmware-none"][3]
         assert rows["firmware-" + m][4] > rows["firmware-none"][4]
+        # engine code (link map): some, and less than with every op
+        assert 0 < rows["firmware-" + m][5] < rows["firmware-none"][5]
     assert os.path.isfile(os.path.join(REPO, "boards", "cortex-m", "ld", "sections.ld"))
