@@ -43,21 +43,28 @@ static int64_t rounded_div(int64_t sum, int64_t n) {
 
 static int64_t clamp64(int64_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-/* One tap's nc channels, widened: one loop per element type keeps a
- * single pooling loop for all three (pooling is a sliver of any model's
- * time; its code size is not). */
-static void load_tap(int32_t *v, const void *base, int64_t at, int32_t nc, int kind) {
-    if (kind == EDGE_POOL_S8) {
-        const int8_t *t = (const int8_t *)base + at;
-        for (int32_t k = 0; k < nc; k++) v[k] = t[k];
-    } else if (kind == EDGE_POOL_U8) {
-        const uint8_t *t = (const uint8_t *)base + at;
-        for (int32_t k = 0; k < nc; k++) v[k] = t[k];
-    } else {
-        const int16_t *t = (const int16_t *)base + at;
-        for (int32_t k = 0; k < nc; k++) v[k] = t[k];
+/* Sum or max of one window's taps over a block of nc channels into acc,
+ * one small loop per element type and kind, so the channel loop stays a
+ * plain vectorisable one while the pooling loop around it is shared.
+ * Sums are int32 as in the reference kernels (uint32 here: wrap-around is
+ * defined), exact for any window under 2^16 taps. */
+typedef void (*window_fn)(int32_t *acc, const void *base, int64_t at, int64_t row, int64_t px, window w,
+                          int32_t nc);
+#define WINDOW_FN(NAME, T, STEP)                                                                    \
+    static void NAME(int32_t *acc, const void *base, int64_t at, int64_t row, int64_t px,        \
+                     window w, int32_t nc) {                                                      \
+        for (int32_t y = w.y0; y < w.y1; y++)                                                     \
+            for (int32_t x = w.x0; x < w.x1; x++) {                                               \
+                const T *t = (const T *)base + at + y * row + x * px;                             \
+                for (int32_t k = 0; k < nc; k++) STEP;                                            \
+            }                                                                                     \
     }
-}
+WINDOW_FN(sum_s8, int8_t, acc[k] = (int32_t)((uint32_t)acc[k] + (uint32_t)(int32_t)t[k]))
+WINDOW_FN(sum_u8, uint8_t, acc[k] = (int32_t)((uint32_t)acc[k] + (uint32_t)t[k]))
+WINDOW_FN(sum_s16, int16_t, acc[k] = (int32_t)((uint32_t)acc[k] + (uint32_t)(int32_t)t[k]))
+WINDOW_FN(max_s8, int8_t, acc[k] = t[k] > acc[k] ? t[k] : acc[k])
+WINDOW_FN(max_u8, uint8_t, acc[k] = t[k] > acc[k] ? t[k] : acc[k])
+WINDOW_FN(max_s16, int16_t, acc[k] = t[k] > acc[k] ? t[k] : acc[k])
 
 static void store(void *base, int64_t at, int kind, int32_t v) {
     if (kind == EDGE_POOL_S16)
@@ -69,6 +76,9 @@ static void store(void *base, int64_t at, int kind, int32_t v) {
 }
 
 void edge_pool_int(const edge_pool_params *p, const void *in, void *out, int kind, int is_max) {
+    static const window_fn fns[2][3] = {{sum_s8, sum_u8, sum_s16}, {max_s8, max_u8, max_s16}};
+    const window_fn fn = fns[is_max ? 1 : 0][kind];
+    const int64_t px = p->depth, row = (int64_t)p->in_w * p->depth;
     for (int32_t b = 0; b < p->batches; b++)
         for (int32_t oy = 0; oy < p->out_h; oy++)
             for (int32_t ox = 0; ox < p->out_w; ox++) {
@@ -78,20 +88,9 @@ void edge_pool_int(const edge_pool_params *p, const void *in, void *out, int kin
                 if (n == 0) continue; /* refused in prepare */
                 for (int32_t c0 = 0; c0 < p->depth; c0 += POOL_BLOCK) {
                     const int32_t nc = p->depth - c0 < POOL_BLOCK ? p->depth - c0 : POOL_BLOCK;
-                    int64_t acc[POOL_BLOCK];
-                    int32_t v[POOL_BLOCK];
+                    int32_t acc[POOL_BLOCK];
                     for (int32_t k = 0; k < nc; k++) acc[k] = is_max ? INT32_MIN : 0;
-                    for (int32_t y = w.y0; y < w.y1; y++)
-                        for (int32_t x = w.x0; x < w.x1; x++) {
-                            load_tap(v, in, (((int64_t)b * p->in_h + y) * p->in_w + x) * p->depth + c0,
-                                     nc, kind);
-                            if (is_max) {
-                                for (int32_t k = 0; k < nc; k++)
-                                    if (v[k] > acc[k]) acc[k] = v[k];
-                            } else {
-                                for (int32_t k = 0; k < nc; k++) acc[k] += v[k];
-                            }
-                        }
+                    fn(acc, in, (int64_t)b * p->in_h * row + c0, row, px, w, nc);
                     for (int32_t k = 0; k < nc; k++) {
                         const int64_t r = is_max ? acc[k] : rounded_div(acc[k], n);
                         store(out, o + c0 + k, kind, (int32_t)clamp64(r, p->act_min, p->act_max));
