@@ -95,24 +95,8 @@ static edge_status prepare(edge_op_ctx *c) {
     edge_memset(&kp, 0, sizeof kp);
     int32_t *mult = (int32_t *)(base + mult_off);
     int8_t *shift = (int8_t *)(base + shift_off);
-    const float in_s = edge_q_scale(in, 0), out_s = edge_q_scale(out, 0);
-    for (uint32_t i = 0; i < n_mult; i++) {
-        double real;
-        if (is_u8) {
-            /* GetQuantizedConvolutionMultipler: the product is taken in float. */
-            float prod = in_s * edge_q_scale(filt, 0);
-            real = (double)prod / (double)out_s;
-        } else {
-            /* PopulateConvolutionQuantizationParams: all in double. */
-            real = (double)in_s * (double)edge_q_scale(filt, i) / (double)out_s;
-        }
-        int s;
-        edge_quantize_multiplier(real, &mult[i], &s);
-        if (s > 31 || s < -31)
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
-                                "requantization multiplier out of range (shift %d)", s);
-        shift[i] = (int8_t)s;
-    }
+    st = edge_conv_multipliers(c, &o, n_mult, mult, shift);
+    if (st) return st;
 
     depthwise_params *k = &kp;
     k->batches = batches;

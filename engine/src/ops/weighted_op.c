@@ -3,6 +3,8 @@
  */
 #include "weighted_op.h"
 
+#include "../quant.h"
+
 edge_status edge_weighted_operands(edge_op_ctx *c, uint8_t options_type, const char *options_name,
                                    const char *w_name, weighted_operands *o) {
     edge_op_rt *op = c->op;
@@ -28,5 +30,28 @@ edge_status edge_weighted_operands(edge_op_ctx *c, uint8_t options_type, const c
     if (o->bias && o->bias->t.type != EDGE_INT32)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "bias %s not supported (int32)",
                             edge_type_name(o->bias->t.type));
+    return EDGE_OK;
+}
+
+edge_status edge_conv_multipliers(const edge_op_ctx *c, const weighted_operands *o, uint32_t n,
+                                  int32_t *mult, int8_t *shift) {
+    const float in_s = edge_q_scale(o->in, 0), out_s = edge_q_scale(o->out, 0);
+    for (uint32_t i = 0; i < n; i++) {
+        double real;
+        if (o->is_u8) {
+            /* GetQuantizedConvolutionMultipler: the product is taken in float. */
+            float prod = in_s * edge_q_scale(o->w, 0);
+            real = (double)prod / (double)out_s;
+        } else {
+            /* PopulateConvolutionQuantizationParams: all in double. */
+            real = (double)in_s * (double)edge_q_scale(o->w, i) / (double)out_s;
+        }
+        int s;
+        edge_quantize_multiplier(real, &mult[i], &s);
+        if (s > 31 || s < -31)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                                "requantization multiplier out of range (shift %d)", s);
+        shift[i] = (int8_t)s;
+    }
     return EDGE_OK;
 }

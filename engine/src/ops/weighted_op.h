@@ -17,6 +17,14 @@ typedef struct weighted_operands {
 edge_status edge_weighted_operands(edge_op_ctx *c, uint8_t options_type, const char *options_name,
                                    const char *w_name, weighted_operands *o);
 
+/* CONV_2D's and DEPTHWISE_CONV_2D's requantization: n multipliers and
+ * shifts (one per output channel, or one), from input, filter and output
+ * scales as TFLite computes them (PopulateConvolutionQuantizationParams in
+ * double for int8; GetQuantizedConvolutionMultipler's float product for
+ * uint8). Fails when a shift is out of range. */
+edge_status edge_conv_multipliers(const edge_op_ctx *c, const weighted_operands *o, uint32_t n,
+                                  int32_t *mult, int8_t *shift);
+
 static inline uint32_t align16(uint32_t x) { return (x + 15u) & ~15u; }
 
 #endif
