@@ -1,7 +1,7 @@
 /*
  * test_addsub_x86.c — the x86 vector 8-bit ADD / SUB (AVX-512 and AVX2,
  * picked at run time) against TFLite's scalar arithmetic written out here
- * with quant.h's gemmlowp helpers (the form add.c / sub.c compute): random
+ * with quant.h's gemmlowp helpers (the form add_sub.c computes): random
  * offsets, multipliers and shifts over their whole ranges, int8 and uint8,
  * clamps, both operands streamed or one broadcast, any length and
  * alignment. A variant the CPU lacks is skipped; on a non-x86 build the

@@ -1,6 +1,6 @@
 /*
  * addsub_x86.c — 8-bit ADD / SUB with AVX-512 or AVX2 (see addsub_x86.h).
- * Bit-exact with add.c / sub.c's scalar add_general / sub_general.
+ * Bit-exact with add_sub.c's scalar add_general.
  */
 #include "addsub_x86.h"
 
@@ -31,7 +31,7 @@ int addsub_x86_ok(const addsub_x86_q *q) {
     return q->act_min >= lo && q->act_max <= hi && q->act_min <= q->act_max;
 }
 
-/* The rescaled value of a broadcast operand's one element (add.c's first
+/* The rescaled value of a broadcast operand's one element (add_sub.c's first
  * stage, in scalar): input 1 or 2. */
 static int32_t const1(const addsub_x86_q *q, const uint8_t *p, int input) {
     const int32_t x = q->is_unsigned ? (int32_t)*p : (int32_t)(int8_t)*p;
