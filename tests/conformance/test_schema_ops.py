@@ -1,10 +1,14 @@
 """One-op graphs the TF converter does not make, built here with the TFLite
-schema and checked bit-exact against the reference kernels: pools and
-ADD/SUB on uint8 (as TFLite's legacy quantized models carry them) and
-int16 (the 16x8 mode: zero point 0, and the power-of-two ADD/SUB form),
-and int8 ADD/SUB large enough for the engine's table path. Each runs on
-edgeq and on the engine built without its x86 kernels (the code the Arm
-builds run for these ops), and on the ASan+UBSan edgeq when it is built."""
+schema and checked bit-exact against the reference kernels: the uint8
+paths (as TFLite's legacy quantized models carry them: pools, ADD/SUB, MUL,
+RELU/RELU6/LEAKY_RELU, LOGISTIC, TANH, HARD_SWISH, SOFTMAX, CONCATENATION,
+MEAN, and CONV_2D/DEPTHWISE_CONV_2D/FULLY_CONNECTED with asymmetric
+weights), the int16 paths (the 16x8 mode, zero point 0: pools, ADD/SUB in
+general and power-of-two form, MUL, RELU, LEAKY_RELU, CONCATENATION, MEAN,
+int8 -> int16 SOFTMAX), and int8 ADD/SUB large enough for the engine's
+table path. Each runs on edgeq, on the ASan+UBSan edgeq when it is built,
+and on the engine built without its x86 kernels (the code the Arm builds
+run for these ops)."""
 
 import os
 import shutil
@@ -22,32 +26,45 @@ def out_size(n, k, s, padding):
     return (n + s - 1) // s if padding == 0 else (n - k) // s + 1
 
 
-def build(op, tensors, options_type, options, version=1):
-    """tensors: (shape, type name, scale, zero point) of input(s) then the
-    output; returns the .tflite bytes."""
+def build(op, tensors, options_type, options, version=1, n_in=None):
+    """tensors: (shape, type name, scale, zero point[, constant data]) of the
+    inputs then the output; a tensor with data is a constant (its bytes in a
+    buffer), the others are graph inputs. Scale None: not quantized.
+    Returns the .tflite bytes."""
     import flatbuffers
     S = oracle._schema()
     g = S.SubGraphT()
     g.tensors = []
-    for i, (shape, ttype, scale, zero) in enumerate(tensors):
+    buffers = [S.BufferT()]
+    for i, spec in enumerate(tensors):
+        shape, ttype, scale, zero = spec[:4]
         x = S.TensorT()
-        x.name, x.shape, x.type, x.buffer = "t%d" % i, list(shape), getattr(S.TensorType, ttype), i + 1
-        q = S.QuantizationParametersT()
-        q.scale, q.zeroPoint = [scale], [zero]
-        x.quantization = q
+        x.name, x.shape, x.type = "t%d" % i, list(shape), getattr(S.TensorType, ttype)
+        b = S.BufferT()
+        if len(spec) > 4:
+            b.data = list(np.ascontiguousarray(spec[4]).tobytes())
+        buffers.append(b)
+        x.buffer = len(buffers) - 1
+        if scale is not None:
+            q = S.QuantizationParametersT()
+            q.scale = list(scale) if isinstance(scale, (list, tuple)) else [scale]
+            q.zeroPoint = list(zero) if isinstance(zero, (list, tuple)) else [zero]
+            x.quantization = q
         g.tensors.append(x)
-    n_in = len(tensors) - 1
+    n_in = len(tensors) - 1 if n_in is None else n_in
     code = S.OperatorCodeT()
     code.builtinCode = code.deprecatedBuiltinCode = getattr(S.BuiltinOperator, op)
     code.version = version
     o = S.OperatorT()
     o.opcodeIndex, o.inputs, o.outputs = 0, list(range(n_in)), [n_in]
-    o.builtinOptionsType = getattr(S.BuiltinOptions, options_type)
-    o.builtinOptions = options
-    g.inputs, g.outputs, g.operators = list(range(n_in)), [n_in], [o]
+    if options_type:
+        o.builtinOptionsType = getattr(S.BuiltinOptions, options_type)
+        o.builtinOptions = options
+    g.inputs = [i for i in range(n_in) if len(tensors[i]) <= 4]
+    g.outputs, g.operators = [n_in], [o]
     m = S.ModelT()
     m.version, m.operatorCodes, m.subgraphs = 3, [code], [g]
-    m.buffers = [S.BufferT() for _ in range(len(tensors) + 1)]
+    m.buffers = buffers
     b = flatbuffers.Builder(1024)
     b.Finish(m.Pack(b), file_identifier=b"TFL3")
     return bytes(b.Output())
@@ -103,6 +120,112 @@ for op in ("ADD", "SUB"):
         pot=True))
 CASES["sub_s16_pot_bcast"] = lambda: add_sub(
     "SUB", "INT16", (3, 50), (1, 50), (3, 50), (2.0 ** -12, 0), (2.0 ** -10, 0), (2.0 ** -10, 0), pot=True)
+
+
+# ---- more uint8 / int16 paths of the elementwise and weighted ops
+
+def rng(name):
+    return np.random.default_rng(oracle.stable_seed("schema", name))
+
+
+def unary(op, ttype, shape, qi, qo, options_type=None, options=None, version=1):
+    return build(op, [(shape, ttype) + qi, (shape, ttype) + qo], options_type, options, version=version)
+
+
+def leaky(ttype, qi, qo, alpha):
+    S = oracle._schema()
+    o = S.LeakyReluOptionsT()
+    o.alpha = alpha
+    return unary("LEAKY_RELU", ttype, (2, 7, 9), qi, qo, "LeakyReluOptions", o, version=2)
+
+
+def softmax(itype, otype, shape, qi, qo, beta=1.0):
+    S = oracle._schema()
+    o = S.SoftmaxOptionsT()
+    o.beta = beta
+    return build("SOFTMAX", [(shape, itype) + qi, (shape, otype) + qo], "SoftmaxOptions", o,
+                 version=3 if otype == "INT16" else 2)
+
+
+def mul(ttype, s1, s2, so, q1, q2, qo, act=0):
+    S = oracle._schema()
+    o = S.MulOptionsT()
+    o.fusedActivationFunction = act
+    return build("MUL", [(s1, ttype) + q1, (s2, ttype) + q2, (so, ttype) + qo], "MulOptions", o,
+                 version=4 if ttype == "INT16" else 2)
+
+
+def concat(ttype, shapes, axis, qs, qo, out_shape):
+    S = oracle._schema()
+    o = S.ConcatenationOptionsT()
+    o.axis = axis
+    return build("CONCATENATION", [(sh, ttype) + q for sh, q in zip(shapes, qs)] + [(out_shape, ttype) + qo],
+                 "ConcatenationOptions", o, version=3 if ttype == "INT16" else 1)
+
+
+def mean(ttype, shape, axes, out_shape, qi, qo, keep=True):
+    S = oracle._schema()
+    o = S.ReducerOptionsT()
+    o.keepDims = keep
+    axis = np.array(axes, np.int32)
+    return build("MEAN", [(shape, ttype) + qi, ((len(axes),), "INT32", None, None, axis),
+                          (out_shape, ttype) + qo], "ReducerOptions", o, version=2, n_in=2)
+
+
+def u8_weighted(op, name):
+    """A uint8 CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED with asymmetric
+    per-tensor weights and an int32 bias, as TF1's quantized models."""
+    S = oracle._schema()
+    r = rng(name)
+    qi, qw, qo = (0.031, 117), (0.0047, 139), (0.09, 121)
+    if op == "CONV_2D":
+        ins, w_shape, outs = (1, 9, 8, 5), (6, 3, 3, 5), (1, 5, 4, 6)
+        o = S.Conv2DOptionsT()
+        o.padding, o.strideW, o.strideH, o.dilationWFactor, o.dilationHFactor = 0, 2, 2, 1, 1
+        opt = "Conv2DOptions"
+    elif op == "DEPTHWISE_CONV_2D":
+        ins, w_shape, outs = (1, 9, 8, 4), (1, 3, 3, 8), (1, 9, 8, 8)
+        o = S.DepthwiseConv2DOptionsT()
+        o.padding, o.strideW, o.strideH, o.depthMultiplier = 0, 1, 1, 2
+        o.dilationWFactor, o.dilationHFactor = 1, 1
+        opt = "DepthwiseConv2DOptions"
+    else:
+        ins, w_shape, outs = (3, 40), (10, 40), (3, 10)
+        o = S.FullyConnectedOptionsT()
+        opt = "FullyConnectedOptions"
+    o.fusedActivationFunction = 1  # RELU
+    n_out = w_shape[-1] if op == "DEPTHWISE_CONV_2D" else w_shape[0]
+    w = r.integers(0, 256, w_shape, dtype=np.uint8)
+    bias = r.integers(-3000, 3000, (n_out,), dtype=np.int32)
+    return build(op, [(ins, "UINT8") + qi, (w_shape, "UINT8") + qw + (w,),
+                      ((n_out,), "INT32", qi[0] * qw[0], 0, bias), (outs, "UINT8") + qo], opt, o,
+                 n_in=3)
+
+
+MORE = {
+    "relu_u8": lambda: unary("RELU", "UINT8", (3, 5, 7), (0.05, 130), (0.03, 10)),
+    "relu_s16": lambda: unary("RELU", "INT16", (3, 5, 7), (0.0009, 0), (0.0005, 0), version=3),
+    "relu6_u8": lambda: unary("RELU6", "UINT8", (4, 30), (0.05, 125), (0.025, 3)),
+    "leaky_relu_u8": lambda: leaky("UINT8", (0.04, 128), (0.03, 100), 0.2),
+    "leaky_relu_s16": lambda: leaky("INT16", (0.001, 0), (0.0008, 0), 0.125),
+    "logistic_u8": lambda: unary("LOGISTIC", "UINT8", (5, 40), (0.08, 128), (1.0 / 256, 0)),
+    "tanh_u8": lambda: unary("TANH", "UINT8", (5, 40), (0.05, 120), (1.0 / 128, 128)),
+    "hard_swish_u8": lambda: unary("HARD_SWISH", "UINT8", (5, 40), (0.04, 100), (0.03, 20)),
+    "softmax_u8": lambda: softmax("UINT8", "UINT8", (3, 10), (0.1, 128), (1.0 / 256, 0)),
+    "softmax_s8_s16": lambda: softmax("INT8", "INT16", (3, 10), (0.1, 3), (1.0 / 32768, 0)),
+    "mul_u8": lambda: mul("UINT8", (2, 6, 5), (1, 1, 5), (2, 6, 5), (0.02, 120), (0.03, 130), (0.05, 128)),
+    "mul_s16": lambda: mul("INT16", (2, 6, 5), (2, 6, 5), (2, 6, 5), (0.001, 0), (0.002, 0), (0.0015, 0)),
+    "concat_u8": lambda: concat("UINT8", [(2, 3, 4), (2, 5, 4)], 1, [(0.02, 100), (0.02, 100)],
+                                (0.02, 100), (2, 8, 4)),
+    "concat_s16": lambda: concat("INT16", [(2, 3), (2, 4), (2, 1)], -1,
+                                 [(0.001, 0), (0.001, 0), (0.001, 0)], (0.001, 0), (2, 8)),
+    "mean_u8": lambda: mean("UINT8", (1, 6, 5, 7), [1, 2], (1, 1, 1, 7), (0.03, 110), (0.02, 100)),
+    "mean_s16": lambda: mean("INT16", (1, 6, 5, 7), [1, 2], (1, 1, 1, 7), (0.001, 0), (0.0007, 0)),
+    "conv_u8": lambda: u8_weighted("CONV_2D", "conv_u8"),
+    "depthwise_u8": lambda: u8_weighted("DEPTHWISE_CONV_2D", "depthwise_u8"),
+    "fc_u8": lambda: u8_weighted("FULLY_CONNECTED", "fc_u8"),
+}
+CASES.update(MORE)
 
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
