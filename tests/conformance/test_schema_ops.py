@@ -5,8 +5,8 @@ RELU/RELU6/LEAKY_RELU, LOGISTIC, TANH, HARD_SWISH, SOFTMAX, CONCATENATION,
 MEAN, and CONV_2D/DEPTHWISE_CONV_2D/FULLY_CONNECTED with asymmetric
 weights), the int16 paths (the 16x8 mode, zero point 0: pools, ADD/SUB in
 general and power-of-two form, MUL, RELU, LEAKY_RELU, CONCATENATION, MEAN,
-int8 -> int16 SOFTMAX), and int8 ADD/SUB large enough for the engine's
-table path. Each runs on edgeq, on the ASan+UBSan edgeq when it is built,
+int8 -> int16 SOFTMAX), QUANTIZE and DEQUANTIZE between float32, uint8,
+int8 and int16, and int8 ADD/SUB large enough for the engine's table path. Each runs on edgeq, on the ASan+UBSan edgeq when it is built,
 and on the engine built without its x86 kernels (the code the Arm builds
 run for these ops)."""
 
@@ -225,6 +225,27 @@ MORE = {
     "depthwise_u8": lambda: u8_weighted("DEPTHWISE_CONV_2D", "depthwise_u8"),
     "fc_u8": lambda: u8_weighted("FULLY_CONNECTED", "fc_u8"),
 }
+
+
+def convert(op, itype, otype, shape, qi, qo):
+    """QUANTIZE / DEQUANTIZE between the types (a quantization of None: the
+    float side)."""
+    return build(op, [(shape, itype) + qi, (shape, otype) + qo], None, None,
+                 version=3 if "INT16" in (itype, otype) else 2)
+
+
+F = (None, None)
+MORE.update({
+    "quantize_f32_u8": lambda: convert("QUANTIZE", "FLOAT32", "UINT8", (4, 25), F, (0.02, 128)),
+    "quantize_f32_s16": lambda: convert("QUANTIZE", "FLOAT32", "INT16", (4, 25), F, (0.0004, 0)),
+    "quantize_u8_s8": lambda: convert("QUANTIZE", "UINT8", "INT8", (4, 25), (0.02, 128), (0.03, -5)),
+    "quantize_s8_u8": lambda: convert("QUANTIZE", "INT8", "UINT8", (4, 25), (0.02, 3), (0.015, 120)),
+    "quantize_s8_s8": lambda: convert("QUANTIZE", "INT8", "INT8", (4, 25), (0.02, 3), (0.05, -20)),
+    "quantize_s16_s8": lambda: convert("QUANTIZE", "INT16", "INT8", (4, 25), (0.0004, 0), (0.05, 2)),
+    "quantize_s16_s16": lambda: convert("QUANTIZE", "INT16", "INT16", (4, 25), (0.0004, 0), (0.0007, 0)),
+    "dequantize_u8": lambda: convert("DEQUANTIZE", "UINT8", "FLOAT32", (4, 25), (0.02, 128), F),
+    "dequantize_s16": lambda: convert("DEQUANTIZE", "INT16", "FLOAT32", (4, 25), (0.0004, 0), F),
+})
 CASES.update(MORE)
 
 
