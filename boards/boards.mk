@@ -54,7 +54,7 @@ endif
 _boards_default_goal := $(.DEFAULT_GOAL)
 
 # The engine's flags (the top Makefile's), plus what every cross build wants.
-BOARD_ENGINE_CFLAGS = $(ENGINE_CFLAGS) -ffunction-sections -fdata-sections
+BOARD_ENGINE_CFLAGS = $(ENGINE_CFLAGS)
 # Examples and tools: hosted C11. No FMA contraction, so that image
 # resizing gives the same floats on every architecture.
 BOARD_APP_CFLAGS = -std=c11 $(OPT) -g -Wall -Wextra -Werror -ffp-contract=off \

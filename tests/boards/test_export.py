@@ -206,3 +206,60 @@ def test_engine_with_one_models_ops(edgeq, host_build, tmp_path):
     assert r.returncode == 1
     err = r.stderr.decode()
     assert "ADD (builtin 0) is not supported" in err and "EDGE_OPS_HEADER" in err, err
+
+
+def float_graph(op):
+    """A float32 SOFTMAX or AVERAGE_POOL_2D graph (tests/conformance/graph_builder.py)."""
+    import sys
+    sys.path.insert(0, os.path.join(REPO, "tests", "conformance"))
+    from graph_builder import build
+    S = __import__("oracle")._schema()
+    if op == "softmax":
+        opt = S.SoftmaxOptionsT()
+        opt.beta = 1.0
+        return build("SOFTMAX", [((2, 10), "FLOAT32", None, None), ((2, 10), "FLOAT32", None, None)],
+                     "SoftmaxOptions", opt)
+    opt = S.Pool2DOptionsT()
+    opt.padding, opt.strideH, opt.strideW, opt.filterHeight, opt.filterWidth = 1, 1, 1, 2, 2
+    return build("AVERAGE_POOL_2D", [((1, 3, 3, 5), "FLOAT32", None, None),
+                                     ((1, 2, 2, 5), "FLOAT32", None, None)], "Pool2DOptions", opt)
+
+
+@pytest.mark.parametrize("op,float_sym", [("softmax", "edge_expf"), ("average_pool_2d", "edge_pool_f32")])
+def test_float_twins_are_selected_apart(edgeq, host_build, tmp_path, op, float_sym):
+    """SOFTMAX's and the pools' float32 code lives in their float twins: a
+    build whose header keeps the int8 op alone refuses the float32 op by name
+    and links none of its float code (with --gc-sections, as firmware), and
+    one that also keeps the twin runs it as the full build does."""
+    import numpy as np
+
+    model = tmp_path / ("%s_f32.tflite" % op)
+    model.write_bytes(float_graph(op))
+    x = np.linspace(-4, 3, 45 if op != "softmax" else 20, dtype=np.float32)
+    (tmp_path / "in.bin").write_bytes(x.tobytes())
+    r = run([os.path.join(host_build, "run_model"), str(model), str(tmp_path / "in.bin"),
+             str(tmp_path / "full.bin")])
+    assert r.returncode == 0, r.stderr.decode()
+
+    lib = os.path.join(BUILD, "libedge.a")
+    outs = {}
+    for name, floats in (("int8_only", ""), ("with_twin", "X(%s_f)" % op)):
+        hdr = tmp_path / (name + ".h")
+        hdr.write_text("#define EDGE_OPS(X) X(%s)\n#define EDGE_FLOAT_OPS(X) %s\n" % (op, floats))
+        exe = tmp_path / name
+        r = run(["cc", "-std=c11", "-O1", "-Wall", "-Werror",
+                 "-I" + os.path.join(REPO, "engine", "include"), "-I" + os.path.join(REPO, "engine", "src"),
+                 '-DEDGE_OPS_HEADER="%s"' % hdr, os.path.join(REPO, "engine", "src", "ops", "registry.c"),
+                 os.path.join(REPO, "tests", "boards", "run_model.c"), lib, "-lm", "-Wl,--gc-sections",
+                 "-o", str(exe)])
+        assert r.returncode == 0, r.stderr.decode()
+        syms = run(["nm", str(exe)]).stdout.decode()
+        outs[name] = (run([str(exe), str(model), str(tmp_path / "in.bin"), str(tmp_path / (name + ".bin"))]),
+                      float_sym in syms)
+    r, has_float = outs["int8_only"]
+    assert r.returncode == 1 and "float twin" in r.stderr.decode(), r.stderr.decode()
+    assert not has_float
+    r, has_float = outs["with_twin"]
+    assert r.returncode == 0, r.stderr.decode()
+    assert has_float
+    assert (tmp_path / "with_twin.bin").read_bytes() == (tmp_path / "full.bin").read_bytes()

@@ -6,9 +6,10 @@ MEAN, and CONV_2D/DEPTHWISE_CONV_2D/FULLY_CONNECTED with asymmetric
 weights), the int16 paths (the 16x8 mode, zero point 0: pools, ADD/SUB in
 general and power-of-two form, MUL, RELU, LEAKY_RELU, CONCATENATION, MEAN,
 int8 -> int16 SOFTMAX), QUANTIZE and DEQUANTIZE between float32, uint8,
-int8 and int16, and int8 ADD/SUB large enough for the engine's table path. Each runs on edgeq, on the ASan+UBSan edgeq when it is built,
-and on the engine built without its x86 kernels (the code the Arm builds
-run for these ops)."""
+int8 and int16, and int8 ADD/SUB large enough for the engine's table path.
+Each runs on edgeq, on the ASan+UBSan edgeq when it is built, and on the
+engine built without its x86 kernels (the code the Arm builds run for
+these ops)."""
 
 import os
 import shutil
@@ -18,56 +19,13 @@ import numpy as np
 import pytest
 
 import oracle
+from graph_builder import build
 
 N_RANDOM = 8
 
 
 def out_size(n, k, s, padding):
     return (n + s - 1) // s if padding == 0 else (n - k) // s + 1
-
-
-def build(op, tensors, options_type, options, version=1, n_in=None):
-    """tensors: (shape, type name, scale, zero point[, constant data]) of the
-    inputs then the output; a tensor with data is a constant (its bytes in a
-    buffer), the others are graph inputs. Scale None: not quantized.
-    Returns the .tflite bytes."""
-    import flatbuffers
-    S = oracle._schema()
-    g = S.SubGraphT()
-    g.tensors = []
-    buffers = [S.BufferT()]
-    for i, spec in enumerate(tensors):
-        shape, ttype, scale, zero = spec[:4]
-        x = S.TensorT()
-        x.name, x.shape, x.type = "t%d" % i, list(shape), getattr(S.TensorType, ttype)
-        b = S.BufferT()
-        if len(spec) > 4:
-            b.data = list(np.ascontiguousarray(spec[4]).tobytes())
-        buffers.append(b)
-        x.buffer = len(buffers) - 1
-        if scale is not None:
-            q = S.QuantizationParametersT()
-            q.scale = list(scale) if isinstance(scale, (list, tuple)) else [scale]
-            q.zeroPoint = list(zero) if isinstance(zero, (list, tuple)) else [zero]
-            x.quantization = q
-        g.tensors.append(x)
-    n_in = len(tensors) - 1 if n_in is None else n_in
-    code = S.OperatorCodeT()
-    code.builtinCode = code.deprecatedBuiltinCode = getattr(S.BuiltinOperator, op)
-    code.version = version
-    o = S.OperatorT()
-    o.opcodeIndex, o.inputs, o.outputs = 0, list(range(n_in)), [n_in]
-    if options_type:
-        o.builtinOptionsType = getattr(S.BuiltinOptions, options_type)
-        o.builtinOptions = options
-    g.inputs = [i for i in range(n_in) if len(tensors[i]) <= 4]
-    g.outputs, g.operators = [n_in], [o]
-    m = S.ModelT()
-    m.version, m.operatorCodes, m.subgraphs = 3, [code], [g]
-    m.buffers = buffers
-    b = flatbuffers.Builder(1024)
-    b.Finish(m.Pack(b), file_identifier=b"TFL3")
-    return bytes(b.Output())
 
 
 def pool(op, ttype, hwc, k, s, padding, act):

@@ -260,18 +260,21 @@ static edge_status wrap_eval(edge_op_ctx *c, const edge_op_impl *inner) {
     return st;
 }
 
-#define WRAP(name, code, op_name, view)                                                     \
-    static edge_status prepare_##name(edge_op_ctx *c) { return wrap_prepare(c, &edge_op_##name); } \
-    static edge_status eval_##name(edge_op_ctx *c) { return wrap_eval(c, &edge_op_##name); }       \
+/* The twin of op `name`, running op `inner`'s float32 code (usually the
+ * op itself). */
+#define WRAP_INNER(name, inner, code, op_name, view)                                        \
+    static edge_status prepare_##name(edge_op_ctx *c) { return wrap_prepare(c, &inner); }  \
+    static edge_status eval_##name(edge_op_ctx *c) { return wrap_eval(c, &inner); }        \
     const edge_op_impl edge_op_##name##_f = {code, op_name, prepare_##name, eval_##name, view};
+#define WRAP(name, code, op_name, view) WRAP_INNER(name, edge_op_##name, code, op_name, view)
 
 WRAP(add, 0, "ADD", 0)
 WRAP(sub, 41, "SUB", 0)
 WRAP(mul, 18, "MUL", 0)
-WRAP(average_pool_2d, 1, "AVERAGE_POOL_2D", 0)
-WRAP(max_pool_2d, 17, "MAX_POOL_2D", 0)
+WRAP_INNER(average_pool_2d, edge_op_average_pool_2d_float, 1, "AVERAGE_POOL_2D", 0)
+WRAP_INNER(max_pool_2d, edge_op_max_pool_2d_float, 17, "MAX_POOL_2D", 0)
 WRAP(mean, 40, "MEAN", 0)
-WRAP(softmax, 25, "SOFTMAX", 0)
+WRAP_INNER(softmax, edge_op_softmax_float, 25, "SOFTMAX", 0)
 WRAP(logistic, 14, "LOGISTIC", 0)
 WRAP(tanh, 28, "TANH", 0)
 WRAP(hard_swish, 117, "HARD_SWISH", 0)

@@ -28,6 +28,12 @@
     X(reshape_f) X(squeeze_f) X(pad_f) X(padv2_f) X(concatenation_f)         \
     X(strided_slice_f)
 
+/* The float32 code of ops whose float twin (float_wrap.c) runs it apart
+ * from the int8 op, so that int8-only builds leave it out. */
+extern const edge_op_impl edge_op_softmax_float;
+extern const edge_op_impl edge_op_average_pool_2d_float;
+extern const edge_op_impl edge_op_max_pool_2d_float;
+
 #define EDGE_OP_DECLARE(name) extern const edge_op_impl edge_op_##name;
 EDGE_OP_LIST(EDGE_OP_DECLARE)
 EDGE_FLOAT_OP_LIST(EDGE_OP_DECLARE)

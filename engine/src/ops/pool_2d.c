@@ -11,7 +11,7 @@ enum { POOL_OPTIONS_TYPE = 5 };
 enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_FILTER_W = 3, OPT_FILTER_H = 4,
        OPT_ACTIVATION = 5 };
 
-edge_status edge_pool2d_prepare(edge_op_ctx *c, int average) {
+edge_status edge_pool2d_prepare(edge_op_ctx *c, int average, int float_ok) {
     edge_op_rt *op = c->op;
     if (op->n_in != 1 || op->n_out != 1)
         return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u", op->n_in,
@@ -25,6 +25,9 @@ edge_status edge_pool2d_prepare(edge_op_ctx *c, int average) {
     if (out->t.type != t)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "input %s with output %s (must be one type)",
                             edge_type_name(t), edge_type_name(out->t.type));
+    if (t == EDGE_FLOAT32 && !float_ok)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                            "float32 runs on the op's float twin, which this build leaves out");
     if (t != EDGE_INT8 && t != EDGE_UINT8 && t != EDGE_INT16 && t != EDGE_FLOAT32)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (int8, uint8, int16, float32)",
                             edge_type_name(t));
@@ -103,15 +106,15 @@ edge_status edge_pool2d_prepare(edge_op_ctx *c, int average) {
 
 edge_status edge_pool2d_eval(edge_op_ctx *c, int is_max) {
     const pool2d_params *p = (const pool2d_params *)c->params;
-    const void *in = edge_in_data(c, 0);
-    void *out = edge_out_data(c, 0);
-    if (p->type == EDGE_FLOAT32) {
-        edge_pool_f32(&p->pp, (const float *)in, (float *)out, is_max);
-    } else {
-        const int kind = p->type == EDGE_INT8    ? EDGE_POOL_S8
-                         : p->type == EDGE_UINT8 ? EDGE_POOL_U8
-                                                 : EDGE_POOL_S16;
-        edge_pool_int(&p->pp, in, out, kind, is_max);
-    }
+    const int kind = p->type == EDGE_INT8    ? EDGE_POOL_S8
+                     : p->type == EDGE_UINT8 ? EDGE_POOL_U8
+                                             : EDGE_POOL_S16;
+    edge_pool_int(&p->pp, edge_in_data(c, 0), edge_out_data(c, 0), kind, is_max);
+    return EDGE_OK;
+}
+
+edge_status edge_pool2d_eval_f(edge_op_ctx *c, int is_max) {
+    const pool2d_params *p = (const pool2d_params *)c->params;
+    edge_pool_f32(&p->pp, (const float *)edge_in_data(c, 0), (float *)edge_out_data(c, 0), is_max);
     return EDGE_OK;
 }

@@ -18,8 +18,12 @@ typedef struct pool2d_params {
 
 /* average: AVERAGE_POOL_2D also refuses windows that lie wholly in the
  * padding (it would divide by zero). */
-edge_status edge_pool2d_prepare(edge_op_ctx *c, int average);
-/* The shared eval: the average (is_max 0) or max pool of the op's type. */
+/* float_ok: the float32 code's prepare, for the op's float twin; the int8
+ * op refuses float32, so int8 firmware carries no float pooling. */
+edge_status edge_pool2d_prepare(edge_op_ctx *c, int average, int float_ok);
+/* The shared evals: the average (is_max 0) or max pool of the op's
+ * integer type, and of float32. */
 edge_status edge_pool2d_eval(edge_op_ctx *c, int is_max);
+edge_status edge_pool2d_eval_f(edge_op_ctx *c, int is_max);
 
 #endif

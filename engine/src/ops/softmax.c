@@ -31,7 +31,10 @@ typedef struct softmax_params {
     float beta;
 } softmax_params;
 
-static edge_status prepare(edge_op_ctx *c) {
+/* float_ok: the float32 code's prepare (the float twin's inner op); the
+ * int8 op itself takes quantized tensors only, so a firmware without the
+ * float twins carries no float softmax (nor the expf it needs). */
+static edge_status prepare_any(edge_op_ctx *c, int float_ok) {
     edge_op_rt *op = c->op;
     if (op->n_in != 1 || op->n_out != 1)
         return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u",
@@ -42,6 +45,9 @@ static edge_status prepare(edge_op_ctx *c) {
         return edge_op_fail(c, EDGE_ERR_MODEL, "options are not SoftmaxOptions (type %u)",
                             (unsigned)op->options_type);
     const edge_type it = in->t.type, ot = out->t.type;
+    if (it == EDGE_FLOAT32 && !float_ok)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                            "float32 runs on SOFTMAX's float twin, which this build leaves out");
     const int ok = (it == EDGE_FLOAT32 && ot == EDGE_FLOAT32) ||
                    (it == EDGE_INT8 && (ot == EDGE_INT8 || ot == EDGE_INT16)) ||
                    (it == EDGE_UINT8 && (ot == EDGE_UINT8 || ot == EDGE_INT16));
@@ -155,30 +161,33 @@ static void softmax_row_q(const softmax_params *p, int32_t max_in, const void *x
     }
 }
 
+static edge_status eval_f(edge_op_ctx *c) {
+    const softmax_params *p = (const softmax_params *)c->params;
+    const float *xf = (const float *)edge_in_data(c, 0);
+    float *yf = (float *)edge_out_data(c, 0);
+    const int32_t depth = p->depth;
+    for (int32_t r = 0; r < p->outer; r++) {
+        const float *row = xf + (size_t)r * (size_t)depth;
+        float *orow = yf + (size_t)r * (size_t)depth;
+        float max = -3.402823466e38f;
+        for (int32_t i = 0; i < depth; i++) max = max < row[i] ? row[i] : max;
+        float sum = 0.0f;
+        for (int32_t i = 0; i < depth; i++) {
+            const float d = row[i] - max;
+            const float e = edge_expf(d * p->beta);
+            orow[i] = e;
+            sum = sum + e;
+        }
+        for (int32_t i = 0; i < depth; i++) orow[i] = orow[i] / sum;
+    }
+    return EDGE_OK;
+}
+
 static edge_status eval(edge_op_ctx *c) {
     const softmax_params *p = (const softmax_params *)c->params;
     const uint8_t *x = (const uint8_t *)edge_in_data(c, 0);
     uint8_t *y = (uint8_t *)edge_out_data(c, 0);
     const int32_t depth = p->depth;
-    if (p->in_type == EDGE_FLOAT32) {
-        const float *xf = (const float *)(const void *)x;
-        float *yf = (float *)(void *)y;
-        for (int32_t r = 0; r < p->outer; r++) {
-            const float *row = xf + (size_t)r * (size_t)depth;
-            float *orow = yf + (size_t)r * (size_t)depth;
-            float max = -3.402823466e38f;
-            for (int32_t i = 0; i < depth; i++) max = max < row[i] ? row[i] : max;
-            float sum = 0.0f;
-            for (int32_t i = 0; i < depth; i++) {
-                const float d = row[i] - max;
-                const float e = edge_expf(d * p->beta);
-                orow[i] = e;
-                sum = sum + e;
-            }
-            for (int32_t i = 0; i < depth; i++) orow[i] = orow[i] / sum;
-        }
-        return EDGE_OK;
-    }
     const int in_kind = p->in_type == EDGE_UINT8 ? 1 : 0;
     const int out_kind = p->out_type == EDGE_INT16 ? 2 : (p->out_type == EDGE_UINT8 ? 1 : 0);
     const size_t out_size = out_kind == 2 ? 2u : 1u;
@@ -195,4 +204,8 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
+static edge_status prepare(edge_op_ctx *c) { return prepare_any(c, 0); }
+static edge_status prepare_f(edge_op_ctx *c) { return prepare_any(c, 1); }
+
 const edge_op_impl edge_op_softmax = {25, "SOFTMAX", prepare, eval, 0};
+const edge_op_impl edge_op_softmax_float = {25, "SOFTMAX", prepare_f, eval_f, 0};
