@@ -21,9 +21,10 @@
 #include "../kernels/requant.h"
 #include "../quant.h"
 #include "add_sub.h"
+#include "binary_op.h"
 
 enum { ADD_OPTIONS_TYPE = 11, SUB_OPTIONS_TYPE = 28 };
-enum { OPT_ACTIVATION = 0, OPT_POT_SCALE_INT16 = 1 };
+enum { OPT_POT_SCALE_INT16 = 1 }; /* AddOptions/SubOptions field ids (0: the activation) */
 
 typedef struct add_params {
     edge_bcast bc;
@@ -203,63 +204,23 @@ static void row_f32(const void *ctx, const void *a, int64_t sa, const void *b, i
 
 edge_status edge_addsub_prepare(edge_op_ctx *c, int sub) {
     edge_op_rt *op = c->op;
-    if (op->n_in != 2 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 2 inputs and 1 output, has %u and %u", op->n_in,
-                            op->n_out);
-    edge_tensor_rt *in1 = edge_in(c, 0), *in2 = edge_in(c, 1), *out = edge_out(c, 0);
-    if (!in1 || !in2 || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "an input or the output is missing");
-    if (op->options_type != (sub ? SUB_OPTIONS_TYPE : ADD_OPTIONS_TYPE) && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not %s (type %u)",
-                            sub ? "SubOptions" : "AddOptions", (unsigned)op->options_type);
-    /* add.cc's and sub.cc's Prepare set the output's type to the inputs'
-     * whatever the file declares (LiteRT's add_quantized test model declares
-     * a float32 intermediate between uint8 ADDs); do the same before planning. */
-    if (!c->params && out->t.type != in2->t.type && !out->is_const && in1->t.type == in2->t.type) {
-        out->t.type = in2->t.type;
-        out->t.bytes = (size_t)edge_numel(&out->t) * edge_type_size(out->t.type);
-    }
-    const edge_type t = out->t.type;
-    if (in1->t.type != t || in2->t.type != t)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
-                            "inputs %s and %s with output %s (all three must have one type)",
-                            edge_type_name(in1->t.type), edge_type_name(in2->t.type), edge_type_name(t));
-    if (t != EDGE_INT8 && t != EDGE_UINT8 && t != EDGE_INT16 && t != EDGE_FLOAT32)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (int8, uint8, int16, float32)",
-                            edge_type_name(t));
-
-    edge_bcast bc;
-    if (!edge_bcast_plan(&bc, in1->t.dims, in1->t.rank, in2->t.dims, in2->t.rank, out->t.dims,
-                         out->t.rank))
-        return edge_op_fail(c, EDGE_ERR_SHAPE,
-                            "output shape is not the broadcast of the input shapes (ranks %d, %d -> %d, at most 6)",
-                            in1->t.rank, in2->t.rank, out->t.rank);
-
-    const int act = edge_opt_u8(c, OPT_ACTIVATION, 0);
+    binary_operands bo;
+    edge_status st = edge_binary_operands(c, sub ? SUB_OPTIONS_TYPE : ADD_OPTIONS_TYPE,
+                                          sub ? "SubOptions" : "AddOptions", 1, &bo);
+    if (st) return st;
+    edge_tensor_rt *in1 = bo.in1, *in2 = bo.in2, *out = bo.out;
+    const edge_type t = bo.type;
     add_params p;
     edge_memset(&p, 0, sizeof p);
-    p.bc = bc;
+    p.bc = bo.bc;
     p.type = (int32_t)t;
     p.sub = sub;
+    p.f_min = bo.f_min, p.f_max = bo.f_max;
+    p.act_min = bo.act_min, p.act_max = bo.act_max;
 
-    if (t == EDGE_FLOAT32) {
-        if (!edge_act_range_f(act, &p.f_min, &p.f_max))
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "fused activation %d", act);
-    } else {
-        if (in1->q_count < 1 || in2->q_count < 1 || out->q_count < 1)
-            return edge_op_fail(c, EDGE_ERR_MODEL, "%s inputs and output must be quantized",
-                                edge_type_name(t));
-        const float s1 = edge_q_scale(in1, 0), s2 = edge_q_scale(in2, 0), so = edge_q_scale(out, 0);
-        const int32_t z1 = edge_q_zero(in1, 0), z2 = edge_q_zero(in2, 0), zo = edge_q_zero(out, 0);
-        if (!(s1 > 0.0f) || !(s2 > 0.0f) || !(so > 0.0f))
-            return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
-        const int32_t qmin = t == EDGE_INT8 ? -128 : (t == EDGE_UINT8 ? 0 : -32768);
-        const int32_t qmax = t == EDGE_INT8 ? 127 : (t == EDGE_UINT8 ? 255 : 32767);
-        if (z1 < qmin || z1 > qmax || z2 < qmin || z2 > qmax || zo < qmin || zo > qmax)
-            return edge_op_fail(c, EDGE_ERR_MODEL, "zero points %d, %d, %d outside the %s range", z1, z2,
-                                zo, edge_type_name(t));
-        if (!edge_act_range_q(act, so, zo, qmin, qmax, &p.act_min, &p.act_max))
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "fused activation %d", act);
-
+    if (t != EDGE_FLOAT32) {
+        const float s1 = bo.s1, s2 = bo.s2, so = bo.so;
+        const int32_t z1 = bo.z1, z2 = bo.z2, zo = bo.zo;
         int general = 1;
         if (t == EDGE_INT16) {
             if (z1 != 0 || z2 != 0 || zo != 0)

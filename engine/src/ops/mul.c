@@ -12,10 +12,9 @@
  */
 #include "../kernels/broadcast.h"
 #include "../quant.h"
-#include "ops.h"
+#include "binary_op.h"
 
 enum { MUL_OPTIONS_TYPE = 21 };
-enum { OPT_ACTIVATION = 0 };
 
 typedef struct mul_params {
     edge_bcast bc;
@@ -73,55 +72,25 @@ static void row_f32(const void *ctx, const void *a, int64_t sa, const void *b, i
 
 static edge_status prepare(edge_op_ctx *c) {
     edge_op_rt *op = c->op;
-    if (op->n_in != 2 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 2 inputs and 1 output, has %u and %u", op->n_in,
-                            op->n_out);
-    edge_tensor_rt *in1 = edge_in(c, 0), *in2 = edge_in(c, 1), *out = edge_out(c, 0);
-    if (!in1 || !in2 || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "an input or the output is missing");
-    if (op->options_type != MUL_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not MulOptions (type %u)",
-                            (unsigned)op->options_type);
-    const edge_type t = out->t.type;
-    if (in1->t.type != t || in2->t.type != t)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
-                            "inputs %s and %s with output %s (all three must have one type)",
-                            edge_type_name(in1->t.type), edge_type_name(in2->t.type), edge_type_name(t));
-    if (t != EDGE_INT8 && t != EDGE_UINT8 && t != EDGE_INT16 && t != EDGE_FLOAT32)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (int8, uint8, int16, float32)",
-                            edge_type_name(t));
-
+    binary_operands bo;
+    const edge_status st = edge_binary_operands(c, MUL_OPTIONS_TYPE, "MulOptions", 0, &bo);
+    if (st) return st;
+    edge_tensor_rt *in1 = bo.in1, *in2 = bo.in2, *out = bo.out;
+    const edge_type t = bo.type;
     mul_params p;
     edge_memset(&p, 0, sizeof p);
-    if (!edge_bcast_plan(&p.bc, in1->t.dims, in1->t.rank, in2->t.dims, in2->t.rank, out->t.dims,
-                         out->t.rank))
-        return edge_op_fail(c, EDGE_ERR_SHAPE,
-                            "output shape is not the broadcast of the input shapes (ranks %d, %d -> %d, at most 6)",
-                            in1->t.rank, in2->t.rank, out->t.rank);
+    p.bc = bo.bc;
     p.type = (int32_t)t;
-    const int act = edge_opt_u8(c, OPT_ACTIVATION, 0);
+    p.f_min = bo.f_min, p.f_max = bo.f_max;
+    p.act_min = bo.act_min, p.act_max = bo.act_max;
 
-    if (t == EDGE_FLOAT32) {
-        if (!edge_act_range_f(act, &p.f_min, &p.f_max))
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "fused activation %d", act);
-    } else {
-        if (in1->q_count < 1 || in2->q_count < 1 || out->q_count < 1)
-            return edge_op_fail(c, EDGE_ERR_MODEL, "%s inputs and output must be quantized",
-                                edge_type_name(t));
-        const float s1 = edge_q_scale(in1, 0), s2 = edge_q_scale(in2, 0), so = edge_q_scale(out, 0);
-        const int32_t z1 = edge_q_zero(in1, 0), z2 = edge_q_zero(in2, 0), zo = edge_q_zero(out, 0);
-        if (!(s1 > 0.0f) || !(s2 > 0.0f) || !(so > 0.0f))
-            return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
-        const int32_t qmin = t == EDGE_INT8 ? -128 : (t == EDGE_UINT8 ? 0 : -32768);
-        const int32_t qmax = t == EDGE_INT8 ? 127 : (t == EDGE_UINT8 ? 255 : 32767);
-        if (z1 < qmin || z1 > qmax || z2 < qmin || z2 > qmax || zo < qmin || zo > qmax)
-            return edge_op_fail(c, EDGE_ERR_MODEL, "zero points %d, %d, %d outside the %s range", z1, z2,
-                                zo, edge_type_name(t));
+    if (t != EDGE_FLOAT32) {
+        const float s1 = bo.s1, s2 = bo.s2, so = bo.so;
+        const int32_t z1 = bo.z1, z2 = bo.z2, zo = bo.zo;
         /* int16 products of offset values would overflow int32. */
         if (t == EDGE_INT16 && (z1 != 0 || z2 != 0 || zo != 0))
             return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 needs zero points 0 (have %d, %d, %d)",
                                 z1, z2, zo);
-        if (!edge_act_range_q(act, so, zo, qmin, qmax, &p.act_min, &p.act_max))
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "fused activation %d", act);
         const float real = s1 * s2 / so; /* float arithmetic, as mul.cc */
         int shift;
         edge_quantize_multiplier((double)real, &p.out_mult, &shift);
