@@ -146,7 +146,8 @@ static void print_help(FILE *fp) {
             "             latency and a per-op profile ('" EDGEQ_PROGRAM " run --help')\n"
             "  inspect    tensors, operators and the arena plan of a model, or the\n"
             "             dtype and shape of an .npy file ('" EDGEQ_PROGRAM " inspect --help')\n"
-            "  export     a .tflite as a C array for firmware ('" EDGEQ_PROGRAM " export --c model.tflite')\n"
+            "  export     a .tflite as a C array for firmware ('" EDGEQ_PROGRAM " export --c model.tflite'),\n"
+            "             or the header that builds in only its ops ('" EDGEQ_PROGRAM " export --ops')\n"
             "  keras-dump the float graph edgeq loads from a Keras file (debugging)\n"
             "  float-run  run a Keras model on edgeq's float executor (debugging)\n"
             "\n",
