@@ -34,9 +34,7 @@ BENCH_M4_LIB   = $(BENCH_DIR)/m4-Os/libedge.a
 BENCH_M4_SETS  = int8 $(FIRMWARE_MODELS)
 BENCH_M4_ELF   = $(BENCH_M4_SETS:%=$(BENCH_DIR)/m4-Os/link/%/engine.elf)
 BENCH_M4_OPS_int8 = bench/int8_ops.h
-BENCH_M4_OPS_kws  = $(FW_DATA)/kws/model_ops.h
-BENCH_M4_OPS_vww  = $(FW_DATA)/vww/model_ops.h
-BENCH_M4_OPS_ic   = $(FW_DATA)/ic/model_ops.h
+$(foreach m,$(FIRMWARE_MODELS),$(eval BENCH_M4_OPS_$(m) = $(FW_DATA)/$(m)/model_ops.h))
 
 .PHONY: bench bench-deps bench-firmware
 

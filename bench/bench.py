@@ -45,6 +45,8 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
+from engine_text import engine_text  # noqa: E402  (the link map reader, shared with make size)
 
 # key, label, path under the models folder, input maker, firmware names
 MODELS = [
@@ -403,13 +405,6 @@ def m4_text(size_tool, objs, objdir):
     return sum(x[1] for x in rows if not is_float_only(x[0])), [tuple(x) for x in rows]
 
 
-def m4_linked_text(map_path):
-    """Engine code in a linked program (tools/engine_text.py)."""
-    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
-    import engine_text
-    return engine_text.engine_text(map_path)
-
-
 # Objects that only the float32/bf16 path needs (issue 7): the .text target
 # is for the int8 op set, so they are listed in text.csv but not counted.
 FLOAT_ONLY = re.compile(r"(_f\.o$|float_wrap\.o$)")
@@ -701,7 +696,7 @@ def main():
     linked = {}
     for elf in args.m4_elfs.split():
         if os.path.exists(elf + ".map"):
-            linked[os.path.basename(os.path.dirname(elf))] = m4_linked_text(elf + ".map")[0]
+            linked[os.path.basename(os.path.dirname(elf))] = engine_text(elf + ".map")[0]
     if "int8" in linked:
         text_bytes = linked["int8"]
     for r in rows:

@@ -83,7 +83,7 @@ static int write_header(FILE *fp, const op_set *s, const char *const *paths, int
 }
 
 int edgeq_export_ops(const char *const *paths, int n, const char *out) {
-    static op_set s; /* 2 KB: off the stack */
+    op_set s;
     memset(&s, 0, sizeof s);
     for (int i = 0; i < n; i++)
         if (add_model(&s, paths[i]) != EDGEQ_EXIT_OK) return EDGEQ_EXIT_FAIL;

@@ -1,13 +1,16 @@
 """`edgeq export --c`: a file as an aligned C array (+ optionally the arena
-the model needs), compiled and checked byte for byte by a C program."""
+the model needs), compiled and checked byte for byte by a C program; and
+`edgeq export --ops`: the op-selection header, checked against LiteRT's
+op list and by linking the engine with it."""
 
 import os
 import re
 import shutil
+import sys
 
 import pytest
 
-from boardlib import BUILD, MODELS, run
+from boardlib import BUILD, MODELS, REPO, run
 
 EDGEQ = os.path.join(BUILD, "edgeq")
 HELLO = os.path.join(MODELS, "tflite-micro", "models", "hello_world_int8.tflite")
@@ -118,7 +121,6 @@ def test_export_arena_refuses_a_non_model(edgeq, tmp_path):
 KWS = os.path.join(MODELS, "mlcommons-tiny", "models", "keyword_spotting", "kws_ref_model.tflite")
 IC = os.path.join(MODELS, "mlcommons-tiny", "models", "image_classification",
                   "pretrainedResnet_quant.tflite")
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MNIST = os.path.join(REPO, "models", "mnist_cnn", "mnist_cnn_int8.tflite")
 DIGITS = os.path.join(REPO, "models", "digits_resnet", "digits_resnet_int8.tflite")
 HELLO_F = os.path.join(MODELS, "tflite-micro", "models", "hello_world_float.tflite")
@@ -176,20 +178,26 @@ def test_export_ops_errors(edgeq, tmp_path):
     assert r.returncode == 2
 
 
+def run_model_with_ops(hdr, exe):
+    """tests/boards/run_model.c linked with an op registry built from header
+    `hdr` ahead of the host libedge.a, with --gc-sections as firmware links;
+    returns the program and its symbol table (nm)."""
+    r = run(["cc", "-std=c11", "-O1", "-Wall", "-Werror", "-I" + os.path.join(REPO, "engine", "include"),
+             "-I" + os.path.join(REPO, "engine", "src"), '-DEDGE_OPS_HEADER="%s"' % hdr,
+             os.path.join(REPO, "engine", "src", "ops", "registry.c"),
+             os.path.join(REPO, "tests", "boards", "run_model.c"), os.path.join(BUILD, "libedge.a"), "-lm",
+             "-Wl,--gc-sections", "-o", str(exe)])
+    assert r.returncode == 0, r.stderr.decode()
+    return exe, run(["nm", str(exe)]).stdout.decode()
+
+
 def test_engine_with_one_models_ops(edgeq, host_build, tmp_path):
     """run_model linked with a registry that keeps only KWS's ops: KWS runs
     and gives the full build's bytes, the other ops are not linked at all, and
     a model that needs one of them (IC's ADD) is refused by name."""
     hdr = tmp_path / "kws_ops.h"
     assert run([edgeq, "export", "--ops", KWS, "-o", str(hdr)]).returncode == 0
-    lib = os.path.join(BUILD, "libedge.a")
-    exe = tmp_path / "run_kws_ops"
-    r = run(["cc", "-std=c11", "-O1", "-Wall", "-Werror", "-I" + os.path.join(REPO, "engine", "include"),
-             "-I" + os.path.join(REPO, "engine", "src"), '-DEDGE_OPS_HEADER="%s"' % hdr,
-             os.path.join(REPO, "engine", "src", "ops", "registry.c"),
-             os.path.join(REPO, "tests", "boards", "run_model.c"), lib, "-lm", "-o", str(exe)])
-    assert r.returncode == 0, r.stderr.decode()
-    syms = run(["nm", str(exe)]).stdout.decode()
+    exe, syms = run_model_with_ops(hdr, tmp_path / "run_kws_ops")
     assert "edge_op_conv_2d" in syms and "edge_op_softmax" in syms
     assert "edge_op_add" not in syms and "edge_op_conv_2d_f" not in syms
 
@@ -210,10 +218,10 @@ def test_engine_with_one_models_ops(edgeq, host_build, tmp_path):
 
 def float_graph(op):
     """A float32 SOFTMAX or AVERAGE_POOL_2D graph (tests/conformance/graph_builder.py)."""
-    import sys
     sys.path.insert(0, os.path.join(REPO, "tests", "conformance"))
+    import oracle
     from graph_builder import build
-    S = __import__("oracle")._schema()
+    S = oracle._schema()
     if op == "softmax":
         opt = S.SoftmaxOptionsT()
         opt.beta = 1.0
@@ -241,19 +249,11 @@ def test_float_twins_are_selected_apart(edgeq, host_build, tmp_path, op, float_s
              str(tmp_path / "full.bin")])
     assert r.returncode == 0, r.stderr.decode()
 
-    lib = os.path.join(BUILD, "libedge.a")
     outs = {}
     for name, floats in (("int8_only", ""), ("with_twin", "X(%s_f)" % op)):
         hdr = tmp_path / (name + ".h")
         hdr.write_text("#define EDGE_OPS(X) X(%s)\n#define EDGE_FLOAT_OPS(X) %s\n" % (op, floats))
-        exe = tmp_path / name
-        r = run(["cc", "-std=c11", "-O1", "-Wall", "-Werror",
-                 "-I" + os.path.join(REPO, "engine", "include"), "-I" + os.path.join(REPO, "engine", "src"),
-                 '-DEDGE_OPS_HEADER="%s"' % hdr, os.path.join(REPO, "engine", "src", "ops", "registry.c"),
-                 os.path.join(REPO, "tests", "boards", "run_model.c"), lib, "-lm", "-Wl,--gc-sections",
-                 "-o", str(exe)])
-        assert r.returncode == 0, r.stderr.decode()
-        syms = run(["nm", str(exe)]).stdout.decode()
+        exe, syms = run_model_with_ops(hdr, tmp_path / name)
         outs[name] = (run([str(exe), str(model), str(tmp_path / "in.bin"), str(tmp_path / (name + ".bin"))]),
                       float_sym in syms)
     r, has_float = outs["int8_only"]

@@ -227,12 +227,17 @@ def portable_run_model(tmp_path_factory):
     return exe
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_schema_op_portable(name, portable_run_model, tmp_path):
+def write_case(name, tmp_path):
+    """Case `name` as a .tflite file, and the reference interpreter on it."""
     path = str(tmp_path / (name + ".tflite"))
     with open(path, "wb") as f:
         f.write(CASES[name]())
-    orc = oracle.Oracle(path, allow_tflm=False)
+    return path, oracle.Oracle(path, allow_tflm=False)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_schema_op_portable(name, portable_run_model, tmp_path):
+    path, orc = write_case(name, tmp_path)
     args = [portable_run_model, path]
     sets = oracle.random_inputs(orc, name, n=N_RANDOM)
     for k, (_, arrs) in enumerate(sets):
@@ -251,10 +256,7 @@ def test_schema_op_portable(name, portable_run_model, tmp_path):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_schema_op(name, any_edgeq, tmp_path):
-    path = str(tmp_path / (name + ".tflite"))
-    with open(path, "wb") as f:
-        f.write(CASES[name]())
-    orc = oracle.Oracle(path, allow_tflm=False)
+    path, orc = write_case(name, tmp_path)
     assert len(orc.op_names()) == 1
     sets = oracle.random_inputs(orc, name, n=N_RANDOM)
     failures = oracle.check_against_oracle(path, orc, sets, name, binary=any_edgeq)

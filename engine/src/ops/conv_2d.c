@@ -160,8 +160,8 @@ static edge_status prepare(edge_op_ctx *c) {
                                         out_w,
                                         stride_h,
                                         stride_w,
-                                        (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h),
-                                        (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w),
+                                        sh.pad_h,
+                                        sh.pad_w,
                                         in_c,
                                         out_c};
             edge_op_set_stream(c, 1u, edge_window_stream_d(&g, CONV_STREAM_TILE));
@@ -210,8 +210,8 @@ static edge_status prepare(edge_op_ctx *c) {
     p->stride_w = stride_w;
     p->dil_h = dil_h;
     p->dil_w = dil_w;
-    p->pad_h = (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h);
-    p->pad_w = (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w);
+    p->pad_h = sh.pad_h;
+    p->pad_w = sh.pad_w;
     p->mult_off = mult_off;
     p->shift_off = shift_off;
     p->scratch_bias_off = scratch_bias_off;

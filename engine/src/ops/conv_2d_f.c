@@ -90,8 +90,8 @@ static edge_status prepare(edge_op_ctx *c) {
     p->stride_w = stride_w;
     p->dil_h = dil_h;
     p->dil_w = dil_w;
-    p->pad_h = (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h);
-    p->pad_w = (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w);
+    p->pad_h = sh.pad_h;
+    p->pad_w = sh.pad_w;
     p->direct = (uint8_t)direct;
     return EDGE_OK;
 }

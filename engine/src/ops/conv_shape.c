@@ -42,6 +42,8 @@ static edge_status window(const edge_op_ctx *c, const edge_tensor_rt *out, windo
                             (long)out_h, (long)out_w, out_c);
     s->stride_h = stride_h, s->stride_w = stride_w, s->dil_h = dil_h, s->dil_w = dil_w;
     s->out_h = (int32_t)out_h, s->out_w = (int32_t)out_w, s->padding = padding, s->act = act;
+    s->pad_h = (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h);
+    s->pad_w = (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w);
     return EDGE_OK;
 }
 

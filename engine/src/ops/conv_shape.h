@@ -12,6 +12,7 @@ typedef struct conv_shape {
     int32_t out_c, k_h, k_w, f_in_c, groups;
     int32_t stride_h, stride_w, dil_h, dil_w;
     int32_t out_h, out_w;
+    int32_t pad_h, pad_w; /* top and left padding the output size implies */
     int padding, act;
 } conv_shape;
 

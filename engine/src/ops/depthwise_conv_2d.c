@@ -38,11 +38,6 @@ static edge_status prepare(edge_op_ctx *c) {
     conv_shape sh;
     st = edge_dw_shape(c, in, filt, bias, out, &sh);
     if (st) return st;
-    const int32_t batches = sh.batches, in_h = sh.in_h, in_w = sh.in_w, in_c = sh.in_c;
-    const int32_t out_c = sh.out_c, k_h = sh.k_h, k_w = sh.k_w;
-    const int32_t stride_h = sh.stride_h, stride_w = sh.stride_w, dil_h = sh.dil_h, dil_w = sh.dil_w;
-    const int64_t out_h = sh.out_h, out_w = sh.out_w;
-    const int act = sh.act;
 
     if (in->q_count < 1 || out->q_count < 1 || filt->q_count < 1)
         return edge_op_fail(c, EDGE_ERR_MODEL, "input, filter and output must be quantized");
@@ -50,41 +45,41 @@ static edge_status prepare(edge_op_ctx *c) {
     if (per_channel) {
         if (is_u8)
             return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel filter with uint8 input");
-        if (filt->q_count != (uint32_t)out_c || filt->q_dim != 3)
+        if (filt->q_count != (uint32_t)sh.out_c || filt->q_dim != 3)
             return edge_op_fail(c, EDGE_ERR_MODEL,
                                 "per-channel filter has %u scales on dimension %d, expected %d on 3",
-                                filt->q_count, filt->q_dim, out_c);
+                                filt->q_count, filt->q_dim, sh.out_c);
     }
     const int32_t in_zp = edge_q_zero(in, 0), out_zp = edge_q_zero(out, 0);
     const int32_t qmin = is_u8 ? 0 : -128, qmax = is_u8 ? 255 : 127;
     int32_t act_min, act_max;
-    if (!edge_act_range_q(act, edge_q_scale(out, 0), out_zp, qmin, qmax, &act_min, &act_max))
+    if (!edge_act_range_q(sh.act, edge_q_scale(out, 0), out_zp, qmin, qmax, &act_min, &act_max))
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
-                            "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)", act);
+                            "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)", sh.act);
 
-    const uint32_t n_mult = per_channel ? (uint32_t)out_c : 1u;
+    const uint32_t n_mult = per_channel ? (uint32_t)sh.out_c : 1u;
     const uint32_t mult_off = (uint32_t)DEPTHWISE_PARAMS_STORED;
     const uint32_t shift_off = mult_off + 4u * n_mult;
     if (!c->params) {
         /* One output row at a time in raster order, all channels of a
          * pixel together (one channel block). */
-        if (batches == 1 && out_c <= DW_STREAM_MAX_C && !(op->fused & EDGE_FUSED_TAIL)) {
-            const edge_window_geom g = {in_h,
-                                        in_w,
-                                        (int32_t)out_h,
-                                        (int32_t)out_w,
-                                        stride_h,
-                                        stride_w,
-                                        (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h),
-                                        (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w),
-                                        in_c,
-                                        out_c};
-            edge_op_set_stream(c, 1u, edge_window_stream_d(&g, out_w));
+        if (sh.batches == 1 && sh.out_c <= DW_STREAM_MAX_C && !(op->fused & EDGE_FUSED_TAIL)) {
+            const edge_window_geom g = {sh.in_h,
+                                        sh.in_w,
+                                        sh.out_h,
+                                        sh.out_w,
+                                        sh.stride_h,
+                                        sh.stride_w,
+                                        sh.pad_h,
+                                        sh.pad_w,
+                                        sh.in_c,
+                                        sh.out_c};
+            edge_op_set_stream(c, 1u, edge_window_stream_d(&g, sh.out_w));
         }
         op->params_bytes = shift_off + n_mult;
         op->scratch_bytes = 0;
-        op->macs = (uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w * (uint64_t)out_c *
-                   (uint64_t)k_h * (uint64_t)k_w;
+        op->macs = (uint64_t)sh.batches * (uint64_t)sh.out_h * (uint64_t)sh.out_w * (uint64_t)sh.out_c *
+                   (uint64_t)sh.k_h * (uint64_t)sh.k_w;
         op->systolic = 0;
         op->array_cycles = 0;
         return EDGE_OK;
@@ -99,22 +94,22 @@ static edge_status prepare(edge_op_ctx *c) {
     if (st) return st;
 
     depthwise_params *k = &kp;
-    k->batches = batches;
-    k->in_h = in_h;
-    k->in_w = in_w;
-    k->in_c = in_c;
-    k->out_h = (int32_t)out_h;
-    k->out_w = (int32_t)out_w;
-    k->out_c = out_c;
-    k->depth_mult = out_c / in_c;
-    k->k_h = k_h;
-    k->k_w = k_w;
-    k->stride_h = stride_h;
-    k->stride_w = stride_w;
-    k->dil_h = dil_h;
-    k->dil_w = dil_w;
-    k->pad_h = (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h);
-    k->pad_w = (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w);
+    k->batches = sh.batches;
+    k->in_h = sh.in_h;
+    k->in_w = sh.in_w;
+    k->in_c = sh.in_c;
+    k->out_h = sh.out_h;
+    k->out_w = sh.out_w;
+    k->out_c = sh.out_c;
+    k->depth_mult = sh.out_c / sh.in_c;
+    k->k_h = sh.k_h;
+    k->k_w = sh.k_w;
+    k->stride_h = sh.stride_h;
+    k->stride_w = sh.stride_w;
+    k->dil_h = sh.dil_h;
+    k->dil_w = sh.dil_w;
+    k->pad_h = sh.pad_h;
+    k->pad_w = sh.pad_w;
     /* Zero points were checked against their 8-bit types at load. */
     k->input_offset = (int16_t)-in_zp;
     k->filter_offset = (int16_t)(is_u8 ? -edge_q_zero(filt, 0) : 0);

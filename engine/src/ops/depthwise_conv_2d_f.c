@@ -35,42 +35,38 @@ static edge_status prepare(edge_op_ctx *c) {
     conv_shape sh;
     st = edge_dw_shape(c, in, filt, bias, out, &sh);
     if (st) return st;
-    const int32_t batches = sh.batches, in_h = sh.in_h, in_w = sh.in_w, in_c = sh.in_c;
-    const int32_t out_c = sh.out_c, k_h = sh.k_h, k_w = sh.k_w;
-    const int32_t stride_h = sh.stride_h, stride_w = sh.stride_w, dil_h = sh.dil_h, dil_w = sh.dil_w;
-    const int64_t out_h = sh.out_h, out_w = sh.out_w;
-    const int act = sh.act;
 
     float act_min, act_max;
-    if (!edge_act_range_f(act, &act_min, &act_max))
+    if (!edge_act_range_f(sh.act, &act_min, &act_max))
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
-                            "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)", act);
+                            "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)", sh.act);
     if (!c->params) {
         op->params_bytes = (uint32_t)sizeof(dw_f_params);
-        op->scratch_bytes = 4u * (uint32_t)out_c + (in->t.type == EDGE_BFLOAT16 ? 4u * (uint32_t)in_c : 0u);
-        op->macs = (uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w * (uint64_t)out_c *
-                   (uint64_t)k_h * (uint64_t)k_w;
+        op->scratch_bytes =
+            4u * (uint32_t)sh.out_c + (in->t.type == EDGE_BFLOAT16 ? 4u * (uint32_t)sh.in_c : 0u);
+        op->macs = (uint64_t)sh.batches * (uint64_t)sh.out_h * (uint64_t)sh.out_w * (uint64_t)sh.out_c *
+                   (uint64_t)sh.k_h * (uint64_t)sh.k_w;
         op->systolic = 0;
         op->array_cycles = 0;
         return EDGE_OK;
     }
     dw_f_params *p = (dw_f_params *)c->params;
-    p->batches = batches;
-    p->in_h = in_h;
-    p->in_w = in_w;
-    p->in_c = in_c;
-    p->out_h = (int32_t)out_h;
-    p->out_w = (int32_t)out_w;
-    p->out_c = out_c;
-    p->mult = out_c / in_c;
-    p->k_h = k_h;
-    p->k_w = k_w;
-    p->stride_h = stride_h;
-    p->stride_w = stride_w;
-    p->dil_h = dil_h;
-    p->dil_w = dil_w;
-    p->pad_h = (int32_t)edge_conv_padding(in_h, k_h, stride_h, dil_h, out_h);
-    p->pad_w = (int32_t)edge_conv_padding(in_w, k_w, stride_w, dil_w, out_w);
+    p->batches = sh.batches;
+    p->in_h = sh.in_h;
+    p->in_w = sh.in_w;
+    p->in_c = sh.in_c;
+    p->out_h = sh.out_h;
+    p->out_w = sh.out_w;
+    p->out_c = sh.out_c;
+    p->mult = sh.out_c / sh.in_c;
+    p->k_h = sh.k_h;
+    p->k_w = sh.k_w;
+    p->stride_h = sh.stride_h;
+    p->stride_w = sh.stride_w;
+    p->dil_h = sh.dil_h;
+    p->dil_w = sh.dil_w;
+    p->pad_h = sh.pad_h;
+    p->pad_w = sh.pad_w;
     p->act_min = act_min;
     p->act_max = act_max;
     return EDGE_OK;
