@@ -348,10 +348,12 @@ class Xnn:
 
 
 # ----------------------------------------------------------------- engine
-def engine_batch(exe, model, inp_path, n, warmup, out_path=None):
+def engine_batch(exe, model, inp_path, n, warmup, out_path=None, pack=True):
     cmd = [exe, model, "--input", inp_path, "--warmup", str(warmup), "--repeat", str(n)]
     if out_path:
         cmd += ["--output", out_path]
+    if not pack:
+        cmd += ["--no-pack"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"bench_engine failed: {r.stderr.strip()}")
@@ -593,16 +595,21 @@ def main():
         nb = {k: int(min(20000, max(15, args.batch_s * 1e3 / max(v, 1e-4))))
               for k, v in est.items()}
 
-        res = {"engine": [], "tflm": [], "xnn": []}
-        mins = {"engine": [], "tflm": [], "xnn": []}
-        order = ["engine", "tflm", "xnn"]
+        # "engine" packs its weights once (edge_model_pack), as XNNPACK does
+        # at init; "nopack" is the same engine re-laying them per invoke, as
+        # a build without the pack buffer runs.
+        order = ["engine", "tflm", "xnn", "nopack"]
+        res = {k: [] for k in order}
+        mins = {k: [] for k in order}
         for r in range(args.rounds):
-            for peer in order[r % 3:] + order[:r % 3]:
-                if peer == "engine":
-                    j = engine_batch(exe, path, inp_path, nb["engine"], max(2, nb["engine"] // 10))
-                    res["engine"].append(j["median_ms"])
-                    mins["engine"].append(j["min_ms"])
-                    ej = j
+            for peer in order[r % 4:] + order[:r % 4]:
+                if peer in ("engine", "nopack"):
+                    j = engine_batch(exe, path, inp_path, nb["engine"], max(2, nb["engine"] // 10),
+                                     pack=peer == "engine")
+                    res[peer].append(j["median_ms"])
+                    mins[peer].append(j["min_ms"])
+                    if peer == "engine":
+                        ej = j
                 else:
                     t = tflm.time(inp, nb["tflm"]) if peer == "tflm" else xnn.time(nb["xnn"])
                     res[peer].append(statistics.median(t))
@@ -614,6 +621,8 @@ def main():
         # noisy neighbour, a slower phase) that medians taken apart do not.
         r_tflm = statistics.median(t / e for t, e in zip(res["tflm"], res["engine"]))
         r_xnn = statistics.median(e / x for e, x in zip(res["engine"], res["xnn"]) if x > 0) \
+            if any(x > 0 for x in res["xnn"]) else ""
+        r_xnn_np = statistics.median(e / x for e, x in zip(res["nopack"], res["xnn"]) if x > 0) \
             if any(x > 0 for x in res["xnn"]) else ""
 
         # Same inputs, same answers: the engine against TFLM (bit-exact), and
@@ -674,6 +683,8 @@ def main():
             "tflm_over_engine_of_medians": med["tflm"] / med["engine"],
             "engine_over_xnnpack_of_medians": med["engine"] / med["xnn"] if med["xnn"] > 0 else "",
             "engine_gmacs_per_s": macs / med["engine"] / 1e6,
+            "engine_nopack_ms": med["nopack"], "engine_nopack_min_ms": min(mins["nopack"]),
+            "engine_nopack_over_xnnpack": r_xnn_np, "engine_pack_bytes": ej.get("pack_bytes", 0),
             "engine_arena": ej["arena_bytes"], "engine_arena_records": ej["arena_records"],
             "engine_arena_activations": ej["arena_activations"],
             "tflm_arena": tflm_arena, "tflm_arena_peers_md": PEERS_TFLM_ARENA.get(key, ""),
@@ -737,6 +748,14 @@ def write_outputs(rows, op_rows, text_rows, text_bytes, out_dir, linked):
             f"{r['tflm_arena']:>12,}{r['arena_ratio']:>10.2f}{m4:>13}"
             f"{fmt(r['m4_macs_per_insn'], '.3f'):>10}")
     print("\n".join(lines))
+    print("\npacked weights (edge_model_pack: laid out once in a buffer beside the arena, as XNNPACK"
+          " packs at init; the table's engine uses them):")
+    for r in rows:
+        if r["engine_pack_bytes"]:
+            print(f"  {r['model']:<13}{r['engine_pack_bytes']:>9,} bytes; without them "
+                  f"{r['engine_nopack_ms']:.4f} ms, eng/XNN {fmt(r['engine_nopack_over_xnnpack'], '.2f')}x")
+        else:
+            print(f"  {r['model']:<13}none (no conv here re-lays its weights)")
     if text_bytes:
         rodata = sum(t[2] for t in text_rows)
         big = ", ".join(f"{os.path.basename(t[0])} {t[1]:,}" for t in

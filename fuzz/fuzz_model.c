@@ -48,6 +48,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         (void)edge_op_info_at(&m, edge_num_ops(&m), NULL);
         for (uint32_t i = 0; i < edge_num_tensors(&m); i++) (void)edge_tensor_at(&m, i);
+        /* Packed weights: a short buffer refused, then the real one. */
+        uint8_t *packed = NULL;
+        const size_t pack_len = edge_model_pack_needed(&m);
+        if (pack_len) {
+            packed = malloc(pack_len);
+            if (!packed) abort();
+            if (edge_model_pack(&m, packed, pack_len - 1) != EDGE_ERR_ARENA) abort();
+            if (edge_model_pack(&m, packed, pack_len) != EDGE_OK) abort();
+        }
         if (macs <= FUZZ_MAX_MACS) {
             size_t k = 0;
             for (uint32_t i = 0; i < edge_num_inputs(&m); i++) {
@@ -63,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 (void)sink;
             }
         }
+        free(packed);
         free(arena);
     }
     free(model);

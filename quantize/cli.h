@@ -75,6 +75,8 @@ typedef struct edgeq_model_file {
     uint8_t *arena;    /* EDGE_ARENA_ALIGN-aligned */
     size_t arena_len;  /* what was given to edge_model_init */
     size_t arena_need; /* what edge_model_arena_needed found */
+    uint8_t *pack;     /* packed weights (edgeq_model_pack), or NULL */
+    size_t pack_len;
     edge_model m;
 } edgeq_model_file;
 
@@ -84,6 +86,9 @@ typedef struct edgeq_model_file {
  * prints the reason (the engine's own message when it refused the model)
  * and returns EDGEQ_EXIT_FAIL; *f needs edgeq_model_close() either way. */
 int edgeq_model_open(edgeq_model_file *f, const char *path, size_t arena_bytes);
+/* Lay the model's weights out once for this CPU's kernels (edge_model_pack)
+ * in a buffer of its own; nothing to do when the build packs nothing. */
+int edgeq_model_pack(edgeq_model_file *f);
 void edgeq_model_close(edgeq_model_file *f);
 
 /* The NumPy dtype of an engine element type: returns 0 and sets *kind

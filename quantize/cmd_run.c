@@ -198,7 +198,26 @@ int edgeq_model_open(edgeq_model_file *f, const char *path, size_t arena_bytes) 
     return EDGEQ_EXIT_OK;
 }
 
+int edgeq_model_pack(edgeq_model_file *f) {
+    const size_t need = edge_model_pack_needed(&f->m);
+    if (!need) return EDGEQ_EXIT_OK;
+    f->pack = alloc_aligned(need);
+    if (!f->pack) {
+        edgeq_error("%s: out of memory (%zu bytes of packed weights; --no-pack runs without)", f->path, need);
+        return EDGEQ_EXIT_FAIL;
+    }
+    f->pack_len = need;
+    edge_status s = edge_model_pack(&f->m, f->pack, f->pack_len);
+    if (s != EDGE_OK) {
+        report_refusal(f->path, s, &f->m);
+        return EDGEQ_EXIT_FAIL;
+    }
+    return EDGEQ_EXIT_OK;
+}
+
 void edgeq_model_close(edgeq_model_file *f) {
+    free(f->pack);
+    f->pack = NULL;
     free(f->arena);
     free(f->file);
     f->arena = NULL;
@@ -211,7 +230,7 @@ static void run_help(FILE *fp) {
     fprintf(fp,
             "usage: " EDGEQ_PROGRAM " run <model.tflite> --input <file> [--input <file>...]\n"
             "                   [--output <file>...] [--repeat N] [--json] [--profile]\n"
-            "                   [--arena BYTES] [--labels FILE]\n"
+            "                   [--arena BYTES] [--no-pack] [--labels FILE]\n"
             "\n"
             "Run a TFLite model on the edgeq engine.\n"
             "\n"
@@ -230,6 +249,8 @@ static void run_help(FILE *fp) {
             "                  (--profile and --json time N more runs with the op clock on,\n"
             "                  so the latency figures never include its cost)\n"
             "  --arena BYTES   use this arena size instead of the exact need (k/M suffix ok)\n"
+            "  --no-pack       re-lay weights on every invoke instead of once into a buffer\n"
+            "                  beside the arena (edge_model_pack; x86 AVX2 convolutions)\n"
             "  --labels FILE   class names, one per line, to name each output's argmax\n"
             "\n"
             "exit codes: 0 ok; 1 the model was refused, an input does not fit, or a file\n"
@@ -246,6 +267,7 @@ typedef struct run_opts {
     int json;
     int profile;
     size_t arena;
+    int no_pack;
     const char *labels_path;
     char **labels; /* one per class, from --labels */
     size_t n_labels;
@@ -264,6 +286,8 @@ static int parse_run_args(int argc, char **argv, run_opts *o) {
             o->json = 1, i++;
         } else if (strcmp(a, "--profile") == 0) {
             o->profile = 1, i++;
+        } else if (strcmp(a, "--no-pack") == 0) {
+            o->no_pack = 1, i++;
         } else if (edgeq_opt_value(argc, argv, &i, "--input", &v) ||
                    edgeq_opt_value(argc, argv, &i, "-i", &v)) {
             if (!v || !*v) return edgeq_usage("run", "--input needs a file name");
@@ -610,6 +634,7 @@ static void print_human(const run_opts *o, edgeq_model_file *f, const double *la
            m->arena_records, m->arena_activations);
     if (f->arena_len != m->arena_needed) printf("; given %zu", f->arena_len);
     printf("\n");
+    if (f->pack_len) printf("packed     %zu bytes of weights laid out once (--no-pack: none)\n", f->pack_len);
     printf("latency    %.4g ms median, %.4g ms min (%ld run%s)\n", lat_median, lat_sorted[0],
            o->repeat, o->repeat == 1 ? "" : "s");
     for (uint32_t i = 0; i < n_out; i++) {
@@ -660,8 +685,8 @@ static void print_json(const run_opts *o, edgeq_model_file *f, const double *lat
     fputs("{\"model\":", fp);
     edgeq_json_string(fp, o->model);
     fprintf(fp, ",\"model_bytes\":%zu,\"arena_bytes\":%zu,\"arena_records\":%zu,"
-                "\"arena_activations\":%zu,\"latency_ms_median\":",
-            f->file_len, m->arena_needed, m->arena_records, m->arena_activations);
+                "\"arena_activations\":%zu,\"pack_bytes\":%zu,\"latency_ms_median\":",
+            f->file_len, m->arena_needed, m->arena_records, m->arena_activations, f->pack_len);
     edgeq_json_number(fp, lat_median);
     fputs(",\"latency_ms_min\":", fp);
     edgeq_json_number(fp, lat_sorted[0]);
@@ -740,6 +765,7 @@ int edgeq_cmd_run(int argc, char **argv) {
     if (rc >= 0) goto done;
 
     rc = edgeq_model_open(&f, o.model, o.arena);
+    if (rc == EDGEQ_EXIT_OK && !o.no_pack) rc = edgeq_model_pack(&f);
     if (rc != EDGEQ_EXIT_OK) goto done;
     edge_model *m = &f.m;
     n_in = edge_num_inputs(m);

@@ -180,6 +180,11 @@ typedef struct edge_op_impl {
     /* Output 0 may share input 0's bytes (a pure view: RESHAPE, SQUEEZE).
      * eval must still copy when the data pointers differ. */
     uint8_t view_of_input0;
+    /* Optional (edge_model_pack): the bytes of constants this op lays out
+     * once for its kernel instead of on every eval, e.g. weights re-laid
+     * for vector loads; with dst (32-byte aligned) it also lays them out
+     * there and keeps the pointer in its params. 0: nothing to pack. */
+    uint32_t (*pack)(edge_op_ctx *c, uint8_t *dst);
 } edge_op_impl;
 
 /* Registry (ops/registry.c). */

@@ -419,6 +419,89 @@ static void test_fused_pair_both_directions(void **state) {
     }
 }
 
+/* Every op's outputs, hashed as each op ends (the profiler hook), so that
+ * tensors a later op overwrites are seen too; a fused pair's middle tensor
+ * never exists and is skipped. */
+typedef struct op_hashes {
+    const edge_model *m;
+    uint64_t h[512];
+    uint32_t n;
+} op_hashes;
+
+static void hash_outputs(void *user, uint32_t op_index, const char *name, int end) {
+    (void)name;
+    op_hashes *oh = (op_hashes *)user;
+    if (!end || oh->n >= 512) return;
+    const edge_model *m = oh->m;
+    const edge_op_rt *op = &m->ops[op_index];
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t k = op->n_in; k < (uint32_t)op->n_in + op->n_out; k++) {
+        if (op->io[k] < 0 || m->tensors[op->io[k]].fused) continue;
+        edge_tensor t = edge_tensor_at(m, (uint32_t)op->io[k]);
+        for (size_t b = 0; b < t.bytes; b++) h = (h ^ ((const uint8_t *)t.data)[b]) * 1099511628211ull;
+    }
+    oh->h[oh->n++] = h;
+}
+
+/* Packed weights (edge_model_pack) give the same bytes as weights re-laid
+ * per invoke: every op's outputs, with the default plan (fused pairs
+ * included) and with EDGE_PLAN_NO_OVERLAP (no pairs). */
+static void test_packed_weights_change_no_byte(void **state) {
+    (void)state;
+    size_t packed_models = 0;
+    for (size_t k = 0; k < sizeof real_models / sizeof real_models[0]; k++) {
+        size_t len;
+        uint8_t *data = need_model(real_models[k], &len);
+        const size_t arena_len = 8u << 20;
+        uint8_t *arena = aligned_alloc(16, arena_len);
+        for (int plan = 0; plan < 2; plan++) {
+            edge_model m;
+            assert_int_equal(edge_model_init_ex(&m, data, len, arena, arena_len, plan ? 0u : EDGE_PLAN_NO_OVERLAP),
+                             EDGE_OK);
+            const size_t need = edge_model_pack_needed(&m);
+            if (!need) continue; /* nothing packs here (a CPU without AVX2) */
+            packed_models += (size_t)plan;
+            static op_hashes want, got;
+            uint8_t out[64];
+            want.m = got.m = &m;
+            want.n = got.n = 0;
+            edge_set_profiler(&m, hash_outputs, &want);
+            run_once(&m, out, sizeof out);
+            uint8_t *pack = malloc(need);
+            /* One byte short is refused. */
+            assert_int_equal(edge_model_pack(&m, pack, need - 1), EDGE_ERR_ARENA);
+            assert_non_null(strstr(edge_model_error(&m), "too small"));
+            assert_int_equal(edge_model_pack(&m, pack, need), EDGE_OK);
+            edge_set_profiler(&m, hash_outputs, &got);
+            run_once(&m, out, sizeof out);
+            assert_int_equal(want.n, m.n_ops);
+            assert_int_equal(got.n, m.n_ops);
+            for (uint32_t i = 0; i < m.n_ops; i++) {
+                if (want.h[i] != got.h[i]) print_message("%s: op %u differs when packed\n", real_models[k], i);
+                assert_true(want.h[i] == got.h[i]);
+            }
+            free(pack);
+        }
+        free(arena);
+        free(data);
+    }
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx2")) assert_true(packed_models >= 4);
+#endif
+}
+
+static void test_pack_misuse(void **state) {
+    (void)state;
+    edge_model m;
+    memset(&m, 0, sizeof m);
+    uint8_t buf[64];
+    assert_int_equal(edge_model_pack(NULL, buf, sizeof buf), EDGE_ERR_ARG);
+    assert_int_equal(edge_model_pack(&m, buf, sizeof buf), EDGE_ERR_STATE);
+    assert_non_null(strstr(edge_model_error(&m), "before"));
+    assert_int_equal(edge_model_pack_needed(NULL), 0);
+    assert_int_equal(edge_model_pack_needed(&m), 0);
+}
+
 static void test_no_overlap_plan_is_exact(void **state) {
     (void)state;
     for (size_t k = 0; k < sizeof real_models / sizeof real_models[0]; k++) {
@@ -523,6 +606,8 @@ int main(void) {
         cmocka_unit_test(test_no_overlap_plan_is_exact),
         cmocka_unit_test(test_fused_pairs),
         cmocka_unit_test(test_fused_pair_both_directions),
+        cmocka_unit_test(test_packed_weights_change_no_byte),
+        cmocka_unit_test(test_pack_misuse),
         cmocka_unit_test(test_truncated_models_are_refused),
         cmocka_unit_test(test_corrupted_models_do_not_crash),
     };

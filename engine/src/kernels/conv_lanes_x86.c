@@ -36,6 +36,10 @@ static int64_t stack_need(const systolic_x86_conv *g, int32_t out_c) {
     return k * out_c + (int64_t)(out_c / 8) * (int64_t)sizeof(lanes_rq) + g->in_c;
 }
 
+uint32_t systolic_x86_conv_lanes_bytes(const systolic_x86_conv *g, int32_t out_c) {
+    return (uint32_t)stack_need(g, out_c);
+}
+
 int systolic_x86_conv_lanes_ok(const systolic_x86_conv *g, int32_t out_c) {
     if (g->group_in_c != g->in_c || g->in_c % 4 != 0 || out_c % 8 != 0 || out_c > LANES_MAX_OUT_C) return 0;
     if ((int64_t)g->k_h * g->k_w > LANES_MAX_TAPS) return 0;
@@ -183,13 +187,15 @@ AVX2_FN void systolic_x86_conv_lanes_run(const systolic_x86_conv *g, int32_t out
             toff[t] = ((int64_t)ky * g->dil_h * g->in_w + (int64_t)kx * g->dil_w) * g->in_c;
     const int8_t *sa[LANES_MAX_TAPS], *sb[LANES_MAX_TAPS];
     const int64_t pixels = (int64_t)out_h * g->out_w;
+    /* (oy, ox) of pixel px, stepped rather than divided out per pair. */
+    int32_t oy = 0, ox = 0;
     for (int64_t px = 0; px < pixels; px += 2) {
-        const int32_t oy = (int32_t)(px / g->out_w), ox = (int32_t)(px % g->out_w);
         tap_sources(g, img, pad, toff, oy, ox, sa);
         int8_t *da = out + px * out_c, *db = da + out_c;
+        if (++ox == g->out_w) ox = 0, oy++;
         if (px + 1 < pixels) {
-            const int32_t oy1 = ox + 1 < g->out_w ? oy : oy + 1, ox1 = ox + 1 < g->out_w ? ox + 1 : 0;
-            tap_sources(g, img, pad, toff, oy1, ox1, sb);
+            tap_sources(g, img, pad, toff, oy, ox, sb);
+            if (++ox == g->out_w) ox = 0, oy++;
         } else {
             /* An odd last pixel: computed twice, stored once. */
             for (int32_t t = 0; t < taps; t++) sb[t] = sa[t];

@@ -126,6 +126,9 @@ void systolic_x86_conv_lanes_avx2(const systolic_x86_conv *g, int32_t out_h, int
 #define SYSTOLIC_X86_LANES_STATE (160 * 1024)
 void systolic_x86_conv_lanes_prepare(const systolic_x86_conv *g, int32_t out_c, const systolic_params *sp,
                                      const int8_t *filt, void *state);
+/* The bytes of `state` that prepare writes for g (at most
+ * SYSTOLIC_X86_LANES_STATE when lanes_ok). */
+uint32_t systolic_x86_conv_lanes_bytes(const systolic_x86_conv *g, int32_t out_c);
 void systolic_x86_conv_lanes_run(const systolic_x86_conv *g, int32_t out_h, int32_t out_c, const void *state,
                                  const int8_t *img, int8_t *out);
 

@@ -5,4 +5,4 @@
 
 static edge_status prepare(edge_op_ctx *c) { return edge_addsub_prepare(c, 0); }
 
-const edge_op_impl edge_op_add = {0, "ADD", prepare, edge_addsub_eval, 0};
+const edge_op_impl edge_op_add = {0, "ADD", prepare, edge_addsub_eval, 0, 0};

@@ -49,6 +49,7 @@ typedef struct conv_params {
     uint8_t x86_first;        /* AVX2 first-layer kernel (few input channels) */
     uint8_t x86_lanes;        /* AVX2 channels-across-lanes kernel */
     uint8_t sum_avx2;         /* the bias fold's weight sums may use AVX2 */
+    const void *packed;       /* the lanes kernel's state laid out once (pack), or NULL */
 #endif
 } conv_params;
 
@@ -234,6 +235,7 @@ static edge_status prepare(edge_op_ctx *c) {
             x86 = SYSTOLIC_X86_NONE;
     }
     p->x86 = x86;
+    p->packed = 0;
     p->sum_avx2 = (uint8_t)(systolic_x86_level() != SYSTOLIC_X86_NONE);
     if (x86) {
         const systolic_x86_conv geom = x86_geom(p);
@@ -507,8 +509,8 @@ static void run_x86_raw(const conv_params *p, const uint8_t *in, const uint8_t *
         int8_t *dst = (int8_t *)out + (size_t)b * out_bytes;
         if (p->x86_first)
             systolic_x86_conv_first_avx2(&geom, p->out_h, p->out_c, &sp, raw_bias, img, (const int8_t *)filt, dst);
-        else if (lanes)
-            systolic_x86_conv_lanes_run(&geom, p->out_h, p->out_c, lanes, img, dst);
+        else if (lanes || p->packed)
+            systolic_x86_conv_lanes_run(&geom, p->out_h, p->out_c, lanes ? lanes : p->packed, img, dst);
         else
             systolic_x86_conv_lanes_avx2(&geom, p->out_h, p->out_c, &sp, img, (const int8_t *)filt, dst);
     }
@@ -623,6 +625,10 @@ static void conv_rows(const void *state, int32_t r0, int32_t r1, uint8_t *dst) {
 static __attribute__((noinline)) edge_status fused_lanes(edge_op_ctx *c, rows_state *s) {
     _Alignas(32) uint8_t state[SYSTOLIC_X86_LANES_STATE];
     const conv_params *p = s->p;
+    if (p->packed) { /* laid out once already (pack) */
+        s->lanes = p->packed;
+        return edge_fused_run(c, s->scratch + p->ring_off, p->ring_rows, conv_rows, s);
+    }
     const systolic_x86_conv geom = x86_geom(p);
     systolic_params sp = p->sp;
     sp.bias = s->raw_bias;
@@ -679,4 +685,29 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_conv_2d = {3, "CONV_2D", prepare, eval, 0};
+#ifdef EDGE_SYSTOLIC_X86
+/* The lanes kernel's re-laid weights and constants, built once instead of
+ * per eval (edge_model_pack), when the filter and bias are constants. */
+static uint32_t pack(edge_op_ctx *c, uint8_t *dst) {
+    conv_params *p = (conv_params *)c->params;
+    if (!p || !p->x86_lanes) return 0;
+    const edge_tensor_rt *filt = edge_in(c, 1), *bias = edge_in(c, 2);
+    if (!filt || !filt->is_const || (bias && !bias->is_const)) return 0;
+    const systolic_x86_conv geom = x86_geom(p);
+    const uint32_t bytes = systolic_x86_conv_lanes_bytes(&geom, p->out_c);
+    if (dst) {
+        systolic_params sp = p->sp;
+        sp.bias = bias ? (const int32_t *)bias->t.data : 0;
+        sp.multiplier = (const int32_t *)(const void *)((const uint8_t *)p + p->mult_off);
+        sp.shift = (const int8_t *)((const uint8_t *)p + p->shift_off);
+        systolic_x86_conv_lanes_prepare(&geom, p->out_c, &sp, (const int8_t *)filt->t.data, dst);
+        p->packed = dst;
+    }
+    return bytes;
+}
+#define CONV_PACK pack
+#else
+#define CONV_PACK 0
+#endif
+
+const edge_op_impl edge_op_conv_2d = {3, "CONV_2D", prepare, eval, 0, CONV_PACK};

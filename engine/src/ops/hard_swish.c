@@ -153,4 +153,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_hard_swish = {117, "HARD_SWISH", prepare, eval, 0};
+const edge_op_impl edge_op_hard_swish = {117, "HARD_SWISH", prepare, eval, 0, 0};

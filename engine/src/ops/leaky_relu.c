@@ -124,4 +124,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_leaky_relu = {98, "LEAKY_RELU", prepare, eval, 0};
+const edge_op_impl edge_op_leaky_relu = {98, "LEAKY_RELU", prepare, eval, 0, 0};

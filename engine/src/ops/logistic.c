@@ -67,4 +67,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_logistic = {14, "LOGISTIC", prepare, eval, 0};
+const edge_op_impl edge_op_logistic = {14, "LOGISTIC", prepare, eval, 0, 0};

@@ -119,4 +119,4 @@ edge_status edge_relu_eval(edge_op_ctx *c) {
 
 static edge_status prepare(edge_op_ctx *c) { return edge_relu_prepare(c, 0); }
 
-const edge_op_impl edge_op_relu = {19, "RELU", prepare, edge_relu_eval, 0};
+const edge_op_impl edge_op_relu = {19, "RELU", prepare, edge_relu_eval, 0, 0};

@@ -12,4 +12,4 @@
 
 static edge_status prepare(edge_op_ctx *c) { return edge_relu_prepare(c, 1); }
 
-const edge_op_impl edge_op_relu6 = {21, "RELU6", prepare, edge_relu_eval, 0};
+const edge_op_impl edge_op_relu6 = {21, "RELU6", prepare, edge_relu_eval, 0, 0};

@@ -117,4 +117,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_reshape = {22, "RESHAPE", prepare, eval, 1};
+const edge_op_impl edge_op_reshape = {22, "RESHAPE", prepare, eval, 1, 0};

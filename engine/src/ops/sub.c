@@ -6,4 +6,4 @@
 
 static edge_status prepare(edge_op_ctx *c) { return edge_addsub_prepare(c, 1); }
 
-const edge_op_impl edge_op_sub = {41, "SUB", prepare, edge_addsub_eval, 0};
+const edge_op_impl edge_op_sub = {41, "SUB", prepare, edge_addsub_eval, 0, 0};

@@ -55,4 +55,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_tanh = {28, "TANH", prepare, eval, 0};
+const edge_op_impl edge_op_tanh = {28, "TANH", prepare, eval, 0, 0};
