@@ -187,6 +187,21 @@ AVX2_FN void systolic_x86_conv_lanes_run(const systolic_x86_conv *g, int32_t out
             toff[t] = ((int64_t)ky * g->dil_h * g->in_w + (int64_t)kx * g->dil_w) * g->in_c;
     const int8_t *sa[LANES_MAX_TAPS], *sb[LANES_MAX_TAPS];
     const int64_t pixels = (int64_t)out_h * g->out_w;
+    if (taps == 1 && g->stride_h == 1 && g->stride_w == 1 && g->pad_h == 0 && g->pad_w == 0 &&
+        g->out_w == g->in_w) {
+        /* A pointwise conv: pixel px reads input pixel px, no window to find. */
+        for (int64_t px = 0; px < pixels; px += 2) {
+            sa[0] = img + px * g->in_c;
+            sb[0] = px + 1 < pixels ? sa[0] + g->in_c : sa[0];
+            int8_t *da = out + px * out_c, *db = px + 1 < pixels ? da + out_c : da;
+            int32_t c0 = 0;
+            for (; c0 + 32 <= out_c; c0 += 32) pair_4(sa, sb, 1, words, wq, out_c, c0, rq, da, db);
+            if (out_c - c0 == 24) pair_3(sa, sb, 1, words, wq, out_c, c0, rq, da, db);
+            else if (out_c - c0 == 16) pair_2(sa, sb, 1, words, wq, out_c, c0, rq, da, db);
+            else if (out_c - c0 == 8) pair_1(sa, sb, 1, words, wq, out_c, c0, rq, da, db);
+        }
+        return;
+    }
     /* (oy, ox) of pixel px, stepped rather than divided out per pair. */
     int32_t oy = 0, ox = 0;
     for (int64_t px = 0; px < pixels; px += 2) {

@@ -25,8 +25,8 @@
 typedef struct lanes_rq {
     int32_t bias[8], mult[8], mult_odd[8], left[8], right[8], mask[8], half[8];
     int32_t round[8]; /* 2^(right - 1): the fast form's nudge */
-    int16_t out_offset;
-    char act_min, act_max;
+    int16_t out_offset16[16]; /* the output offset, and the clamp, as vectors */
+    int8_t act_min16[16], act_max16[16];
     uint8_t fast; /* every lane: left 0, right 1..23 (lanes_requant8) */
 } lanes_rq;
 
@@ -59,9 +59,9 @@ LANES_AVX2_FN void lanes_rq_build(int32_t n, const int32_t *mult_in, const int8_
         const __m256i in_range = _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(0), shift),
                                                   _mm256_cmpgt_epi32(shift, _mm256_set1_epi32(-24)));
         q->fast = (uint8_t)(_mm256_movemask_epi8(in_range) == -1);
-        q->out_offset = (int16_t)out_offset;
-        q->act_min = (char)act_min;
-        q->act_max = (char)act_max;
+        _mm256_storeu_si256((__m256i *)(void *)q->out_offset16, _mm256_set1_epi16((int16_t)out_offset));
+        _mm_storeu_si128((__m128i *)(void *)q->act_min16, _mm_set1_epi8((char)act_min));
+        _mm_storeu_si128((__m128i *)(void *)q->act_max16, _mm_set1_epi8((char)act_max));
     }
 }
 
@@ -107,11 +107,13 @@ LANES_INLINE __m256i lanes_requant8(__m256i x, const lanes_rq *q) {
  * int16 first gives the same bytes after the clamp as the int32 sum), pack,
  * clamp; a's eight bytes, then b's. */
 LANES_INLINE __m128i lanes_to_bytes(__m256i a, __m256i b, const lanes_rq *q) {
-    __m256i v = _mm256_adds_epi16(_mm256_packs_epi32(a, b), _mm256_set1_epi16(q->out_offset));
+    __m256i v = _mm256_adds_epi16(_mm256_packs_epi32(a, b),
+                                  _mm256_loadu_si256((const __m256i *)(const void *)q->out_offset16));
     v = _mm256_packs_epi16(v, v); /* a0-3 b0-3 | a4-7 b4-7, twice */
     v = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5));
-    return _mm_min_epi8(_mm_max_epi8(_mm256_castsi256_si128(v), _mm_set1_epi8(q->act_min)),
-                        _mm_set1_epi8(q->act_max));
+    return _mm_min_epi8(_mm_max_epi8(_mm256_castsi256_si128(v),
+                                     _mm_loadu_si128((const __m128i *)(const void *)q->act_min16)),
+                        _mm_loadu_si128((const __m128i *)(const void *)q->act_max16));
 }
 
 #endif
