@@ -257,9 +257,17 @@ typedef void (*edge_rows_fn)(const void *state, int32_t r0, int32_t r1, uint8_t 
  * the ring's rows and bytes (the head adds them to its scratch). */
 int edge_fuse_try(edge_op_ctx *c, int64_t in_row_bytes, uint32_t *ring_rows, uint32_t *ring_bytes);
 /* The head's eval: the tail's output, computing the head's output rows
- * [r0, r1) into dst with rows(state, r0, r1, dst) as the tail needs them. */
-edge_status edge_fused_run(const edge_op_ctx *c, uint8_t *ring, uint32_t ring_rows, edge_rows_fn rows,
-                           const void *state);
+ * [r0, r1) into dst with rows(state, r0, r1, dst) as the tail needs them,
+ * `chunk` tail output rows at a time (0: the planned chunks, whose ring is
+ * in the head's scratch). */
+edge_status edge_fused_run(const edge_op_ctx *c, uint8_t *ring, uint32_t ring_rows, int32_t chunk,
+                           edge_rows_fn rows, const void *state);
+/* Larger chunks for a ring of the caller's own (host stack): the chunk of
+ * about `pixels` tail output pixels, or less, whose ring fits max_bytes
+ * (its rows in *ring_rows); 0 when none beats the planned chunks. Any
+ * chunking keeps the pair's streaming limits: every chunk end is one of
+ * the planned chunks' ends, and each chunk reads before it writes. */
+int32_t edge_fused_chunk(const edge_op_ctx *c, int32_t pixels, uint32_t max_bytes, uint32_t *ring_rows);
 
 /* The checks a one-input elementwise op starts with: 1 input and 1 output,
  * both there, of one type, that type in `types` (EDGE_TYPE_BIT of each;

@@ -622,12 +622,28 @@ static void conv_rows(const void *state, int32_t r0, int32_t r1, uint8_t *dst) {
 #ifdef EDGE_SYSTOLIC_X86
 /* A fused pair whose head runs the lanes kernel: its weights re-laid and
  * constants built once for all the chunks (host stack). */
+/* On the host the pair runs larger chunks (about FUSED_X86_PIXELS tail
+ * pixels) from a ring on the stack: the kernels' per-call setup and the
+ * rows two chunks share are paid that much less often. The planned ring in
+ * scratch goes unused; the plan is the same on every target. */
+#define FUSED_X86_PIXELS 512
+#define FUSED_X86_RING (64 * 1024)
+
+static edge_status fused_lanes_run(edge_op_ctx *c, rows_state *s) {
+    const conv_params *p = s->p;
+    _Alignas(32) uint8_t ring[FUSED_X86_RING];
+    uint32_t rows = 0;
+    const int32_t chunk = edge_fused_chunk(c, FUSED_X86_PIXELS, FUSED_X86_RING, &rows);
+    if (chunk) return edge_fused_run(c, ring, rows, chunk, conv_rows, s);
+    return edge_fused_run(c, s->scratch + p->ring_off, p->ring_rows, 0, conv_rows, s);
+}
+
 static __attribute__((noinline)) edge_status fused_lanes(edge_op_ctx *c, rows_state *s) {
     _Alignas(32) uint8_t state[SYSTOLIC_X86_LANES_STATE];
     const conv_params *p = s->p;
     if (p->packed) { /* laid out once already (pack) */
         s->lanes = p->packed;
-        return edge_fused_run(c, s->scratch + p->ring_off, p->ring_rows, conv_rows, s);
+        return fused_lanes_run(c, s);
     }
     const systolic_x86_conv geom = x86_geom(p);
     systolic_params sp = p->sp;
@@ -636,7 +652,7 @@ static __attribute__((noinline)) edge_status fused_lanes(edge_op_ctx *c, rows_st
     sp.shift = s->shift;
     systolic_x86_conv_lanes_prepare(&geom, p->out_c, &sp, (const int8_t *)s->filt, state);
     s->lanes = state;
-    return edge_fused_run(c, s->scratch + p->ring_off, p->ring_rows, conv_rows, s);
+    return fused_lanes_run(c, s);
 }
 #endif
 
@@ -679,7 +695,7 @@ static edge_status eval(edge_op_ctx *c) {
 #ifdef EDGE_SYSTOLIC_X86
         if (p->x86_lanes) return fused_lanes(c, &s);
 #endif
-        return edge_fused_run(c, scratch + p->ring_off, p->ring_rows, conv_rows, &s);
+        return edge_fused_run(c, scratch + p->ring_off, p->ring_rows, 0, conv_rows, &s);
     }
     run(p, in, filt, (uint8_t *)edge_out_data(c, 0), eff_bias, raw_bias, mult, shift, scratch, 0);
     return EDGE_OK;

@@ -137,8 +137,32 @@ int edge_fuse_try(edge_op_ctx *c, int64_t in_row_bytes, uint32_t *ring_rows, uin
     return 1;
 }
 
-edge_status edge_fused_run(const edge_op_ctx *c, uint8_t *ring, uint32_t ring_rows, edge_rows_fn rows,
-                           const void *state) {
+int32_t edge_fused_chunk(const edge_op_ctx *c, int32_t pixels, uint32_t max_bytes, uint32_t *ring_rows) {
+    edge_dw_geom g;
+    if (!edge_depthwise_geom(c->m, &c->m->ops[c->index + 1], &g)) return 0;
+    /* Multiples of the planned chunk: their ends are planned ends. */
+    const int32_t planned = chunk_rows(&g);
+    int32_t chunk = (pixels + g.out_w - 1) / g.out_w;
+    if (chunk > g.out_h) chunk = g.out_h;
+    const int64_t x_row = (int64_t)g.in_w * g.in_c;
+    for (chunk -= chunk % planned; chunk > planned; chunk = chunk / 2 - chunk / 2 % planned) {
+        /* The most rows any chunk's window reads: the ring. */
+        int64_t rows = 0;
+        for (int32_t oy0 = 0; oy0 < g.out_h; oy0 += chunk) {
+            int32_t a, b;
+            window_rows(&g, oy0, oy0 + chunk < g.out_h ? oy0 + chunk : g.out_h, &a, &b);
+            if (b - a > rows) rows = b - a;
+        }
+        if (rows * x_row <= (int64_t)max_bytes) {
+            *ring_rows = (uint32_t)rows;
+            return chunk;
+        }
+    }
+    return 0;
+}
+
+edge_status edge_fused_run(const edge_op_ctx *c, uint8_t *ring, uint32_t ring_rows, int32_t chunk,
+                           edge_rows_fn rows, const void *state) {
     edge_model *m = c->m;
     const uint32_t tail = c->index + 1;
     edge_op_ctx tc = {m, tail, &m->ops[tail], m->ops[tail].params, 0, 0};
@@ -146,7 +170,7 @@ edge_status edge_fused_run(const edge_op_ctx *c, uint8_t *ring, uint32_t ring_ro
     if (!edge_depthwise_geom(m, tc.op, &g)) return edge_op_fail(c, EDGE_ERR_STATE, "fused pair lost its tail");
     const size_t x_row = (size_t)g.in_w * (size_t)g.in_c, y_row = (size_t)g.out_w * (size_t)g.out_c;
     uint8_t *out = (uint8_t *)edge_out_data(&tc, 0);
-    const int32_t chunk = chunk_rows(&g);
+    if (chunk <= 0) chunk = chunk_rows(&g);
     int32_t base = 0, count = 0; /* the ring holds X rows [base, base + count) */
     if (c->op->stream_rev) {
         /* Backwards: the chunks from the last, the ring's rows kept at its
