@@ -348,6 +348,28 @@ class Xnn:
 
 
 # ----------------------------------------------------------------- engine
+class EngineServer:
+    """bench_engine --serve: the model loaded once (packed or not), then
+    one batch of timed invokes per request, as the Python peers run in one
+    long-lived process: short batches interleave with no process start."""
+
+    def __init__(self, exe, model, inp_path, pack=True):
+        cmd = [exe, model, "--input", inp_path, "--serve"] + ([] if pack else ["--no-pack"])
+        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def batch(self, n, warmup):
+        self.p.stdin.write(f"{n} {warmup}\n")
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        if not line:
+            raise RuntimeError(f"bench_engine --serve stopped (exit {self.p.wait()})")
+        return json.loads(line)
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait()
+
+
 def engine_batch(exe, model, inp_path, n, warmup, out_path=None, pack=True):
     cmd = [exe, model, "--input", inp_path, "--warmup", str(warmup), "--repeat", str(n)]
     if out_path:
@@ -520,8 +542,8 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--models", default="../shared/models")
     ap.add_argument("--cm-run", default="../shared/tools/cm-run")
-    ap.add_argument("--rounds", type=int, default=11, help="interleaved rounds per model")
-    ap.add_argument("--batch-s", type=float, default=0.2,
+    ap.add_argument("--rounds", type=int, default=31, help="interleaved rounds per model")
+    ap.add_argument("--batch-s", type=float, default=0.07,
                     help="seconds of invokes per peer per round")
     ap.add_argument("--m4-elfs", default="",
                     help="programs linked with the -Os engine (bench.mk): link/<set>/engine.elf")
@@ -601,19 +623,22 @@ def main():
         order = ["engine", "tflm", "xnn", "nopack"]
         res = {k: [] for k in order}
         mins = {k: [] for k in order}
+        servers = {k: EngineServer(exe, path, inp_path, pack=k == "engine") for k in ("engine", "nopack")}
+        for k in servers:
+            servers[k].batch(nb["engine"], nb["engine"])  # warm, untimed
+        ej = e0  # arena and pack figures (one-shot run above)
         for r in range(args.rounds):
             for peer in order[r % 4:] + order[:r % 4]:
-                if peer in ("engine", "nopack"):
-                    j = engine_batch(exe, path, inp_path, nb["engine"], max(2, nb["engine"] // 10),
-                                     pack=peer == "engine")
+                if peer in servers:
+                    j = servers[peer].batch(nb["engine"], max(2, nb["engine"] // 10))
                     res[peer].append(j["median_ms"])
                     mins[peer].append(j["min_ms"])
-                    if peer == "engine":
-                        ej = j
                 else:
                     t = tflm.time(inp, nb["tflm"]) if peer == "tflm" else xnn.time(nb["xnn"])
                     res[peer].append(statistics.median(t))
                     mins[peer].append(min(t))
+        for srv in servers.values():
+            srv.close()
         med = {k: statistics.median(v) for k, v in res.items()}
         spread = {k: (max(v) - min(v)) / med[k] if med[k] else 0 for k, v in res.items()}
         # The ratios: the median over rounds of each round's ratio. A round's

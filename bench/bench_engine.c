@@ -2,7 +2,7 @@
  * bench_engine.c — time edge_invoke() in-process, for `make bench`.
  *
  *   bench_engine model.tflite --input in0.bin [--input in1.bin ...]
- *                [--warmup K] [--repeat N] [--output out0.bin] [--no-pack]
+ *                [--warmup K] [--repeat N] [--output out0.bin] [--no-pack] [--serve]
  *
  * Loads the model into an arena of exactly m.arena_needed bytes, runs K
  * untimed invokes, then N timed ones, and prints one JSON object: median,
@@ -12,7 +12,11 @@
  * XNNPACK packs its weights at init too. Inputs are raw bytes, exactly each input tensor's
  * size. The inputs are copied in before every invoke (the planner reuses an
  * input's bytes once read) outside the clock: each timed interval is one
- * edge_invoke() call and nothing else.
+ * edge_invoke() call and nothing else. --serve instead keeps the model
+ * loaded and runs one batch per stdin line "N WARMUP", printing a JSON line
+ * of its median, minimum and mean each: `make bench` interleaves short
+ * batches of the peers in rounds with no process start in between, as
+ * its Python peers run in one process.
  *
  * Hosted C11; links the host libedge.a whole (the op registry refers to the
  * ops weakly). Exit status: 0 ok, 1 the engine or a file failed, 2 usage.
@@ -78,9 +82,41 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+typedef struct batch_stats {
+    double median, min, mean;
+} batch_stats;
+
+/* `warmup` untimed invokes, then `repeat` timed ones (the inputs copied in
+ * before each, outside the clock). */
+static int run_batch(edge_model *m, edge_tensor *in, const blob *inputs, int n_inputs, long warmup, long repeat,
+                     batch_stats *b) {
+    double *t = malloc((size_t)repeat * sizeof *t);
+    if (!t) return 1;
+    for (long r = -warmup; r < repeat; r++) {
+        for (int i = 0; i < n_inputs; i++) memcpy(in[i].data, inputs[i].data, inputs[i].len);
+        double t0 = now_ns();
+        edge_status s = edge_invoke(m);
+        double t1 = now_ns();
+        if (s != EDGE_OK) {
+            fprintf(stderr, "bench_engine: invoke: %s: %s\n", edge_status_str(s), edge_model_error(m));
+            free(t);
+            return 1;
+        }
+        if (r >= 0) t[r] = (t1 - t0) * 1e-6;
+    }
+    double sum = 0;
+    for (long r = 0; r < repeat; r++) sum += t[r];
+    qsort(t, (size_t)repeat, sizeof *t, cmp_double);
+    b->median = repeat % 2 ? t[repeat / 2] : 0.5 * (t[repeat / 2 - 1] + t[repeat / 2]);
+    b->min = t[0];
+    b->mean = sum / (double)repeat;
+    free(t);
+    return 0;
+}
+
 static int usage(void) {
     fprintf(stderr, "usage: bench_engine model.tflite --input FILE [--input FILE...]\n"
-                    "                    [--warmup K] [--repeat N] [--output FILE] [--no-pack]\n");
+                    "                    [--warmup K] [--repeat N] [--output FILE] [--no-pack] [--serve]\n");
     return 2;
 }
 
@@ -89,7 +125,7 @@ int main(int argc, char **argv) {
     const char *input_paths[MAX_INPUTS];
     int n_inputs = 0;
     long warmup = 10, repeat = 100;
-    int pack = 1;
+    int pack = 1, serve = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--input") && i + 1 < argc) {
@@ -103,6 +139,8 @@ int main(int argc, char **argv) {
             repeat = strtol(argv[++i], NULL, 10);
         } else if (!strcmp(a, "--no-pack")) {
             pack = 0;
+        } else if (!strcmp(a, "--serve")) {
+            serve = 1;
         } else if (a[0] != '-' && !model_path) {
             model_path = a;
         } else {
@@ -161,36 +199,31 @@ int main(int argc, char **argv) {
         if (edge_op_info_at(&m, i, &info) == EDGE_OK) macs += info.macs;
     }
 
-    double *t = malloc((size_t)repeat * sizeof *t);
-    if (!t) return 1;
-    for (long r = -warmup; r < repeat; r++) {
-        for (int i = 0; i < n_inputs; i++) memcpy(in[i].data, inputs[i].data, inputs[i].len);
-        double t0 = now_ns();
-        s = edge_invoke(&m);
-        double t1 = now_ns();
-        if (s != EDGE_OK) {
-            fprintf(stderr, "bench_engine: invoke: %s: %s\n", edge_status_str(s),
-                    edge_model_error(&m));
-            return 1;
+    if (serve) {
+        /* One batch per line "N WARMUP" on stdin, one JSON line each. */
+        char line[64];
+        while (fgets(line, sizeof line, stdin)) {
+            long n = 0, w = 0;
+            if (sscanf(line, "%ld %ld", &n, &w) != 2 || n < 1 || w < 0) break;
+            batch_stats b;
+            if (run_batch(&m, in, inputs, n_inputs, w, n, &b) != 0) return 1;
+            printf("{\"repeat\":%ld,\"median_ms\":%.6f,\"min_ms\":%.6f,\"mean_ms\":%.6f}\n", n, b.median,
+                   b.min, b.mean);
+            fflush(stdout);
         }
-        if (r >= 0) t[r] = (t1 - t0) * 1e-6;
+    } else {
+        batch_stats b;
+        if (run_batch(&m, in, inputs, n_inputs, warmup, repeat, &b) != 0) return 1;
+        if (output_path) {
+            edge_tensor o = edge_output(&m, 0);
+            if (write_file(output_path, o.data, o.bytes) != 0) return 1;
+        }
+        printf("{\"arena_bytes\":%zu,\"arena_records\":%zu,"
+               "\"arena_activations\":%zu,\"pack_bytes\":%zu,\"macs\":%llu,\"ops\":%u,\"warmup\":%ld,\"repeat\":%ld,"
+               "\"median_ms\":%.6f,\"min_ms\":%.6f,\"mean_ms\":%.6f}\n",
+               m.arena_needed, m.arena_records, m.arena_activations, pack_len,
+               (unsigned long long)macs, (unsigned)edge_num_ops(&m), warmup, repeat, b.median, b.min, b.mean);
     }
-    double sum = 0;
-    for (long r = 0; r < repeat; r++) sum += t[r];
-    qsort(t, (size_t)repeat, sizeof *t, cmp_double);
-    double median = repeat % 2 ? t[repeat / 2] : 0.5 * (t[repeat / 2 - 1] + t[repeat / 2]);
-
-    if (output_path) {
-        edge_tensor o = edge_output(&m, 0);
-        if (write_file(output_path, o.data, o.bytes) != 0) return 1;
-    }
-    printf("{\"arena_bytes\":%zu,\"arena_records\":%zu,"
-           "\"arena_activations\":%zu,\"pack_bytes\":%zu,\"macs\":%llu,\"ops\":%u,\"warmup\":%ld,\"repeat\":%ld,"
-           "\"median_ms\":%.6f,\"min_ms\":%.6f,\"mean_ms\":%.6f}\n",
-           m.arena_needed, m.arena_records, m.arena_activations, pack_len,
-           (unsigned long long)macs, (unsigned)edge_num_ops(&m), warmup, repeat, median, t[0],
-           sum / (double)repeat);
-    free(t);
     free(packed);
     free(arena);
     for (int i = 0; i < n_inputs; i++) free(inputs[i].data);
