@@ -462,7 +462,7 @@ static void test_packed_weights_change_no_byte(void **state) {
             if (!need) continue; /* nothing packs here (a CPU without AVX2) */
             packed_models += (size_t)plan;
             static op_hashes want, got;
-            uint8_t out[64];
+            uint8_t out[4096];
             want.m = got.m = &m;
             want.n = got.n = 0;
             edge_set_profiler(&m, hash_outputs, &want);

@@ -145,6 +145,67 @@ static void check_double(uint8_t level) {
     }
 }
 
+/* FULLY_CONNECTED from packed weights (systolic_x86_fc_lanes_*: channels
+ * across lanes, the input offset folded into the bias at pack) against the
+ * portable systolic_gemm: odd k and n, several rows, more channels than one
+ * requantization chunk (512) and weights without -128, its condition. */
+static void test_avx2_fc_lanes_matches_portable(void **state) {
+    (void)state;
+    if (systolic_x86_level() < SYSTOLIC_X86_AVX2) skip();
+    enum { LN = 700, LK = 300 };
+    static int8_t a[3 * LK], w[LN * LK];
+    static uint8_t want[3 * LN], got[3 * LN];
+    static int32_t bias[LN], eb[LN];
+    static double scale[LN];
+    static _Alignas(32) uint8_t packed[LN * LK + 8 * LK + 4 * LN + 64];
+    for (int t = 0; t < 600; t++) {
+        const int32_t m = rnd_range(1, 3), n = t % 10 == 0 ? rnd_range(513, LN) : rnd_range(1, 80);
+        const int32_t k = t % 6 == 0 ? rnd_range(100, LK) : rnd_range(1, 40);
+        for (int32_t i = 0; i < m * k; i++) a[i] = (int8_t)rnd();
+        if (t % 5 == 0) /* the largest products */
+            for (int32_t i = 0; i < m * k; i++) a[i] = (int8_t)(rnd() % 2 ? -128 : 127);
+        for (int32_t i = 0; i < n * k; i++) {
+            w[i] = (int8_t)rnd();
+            if (w[i] == -128) w[i] = -127;
+        }
+        for (int32_t c = 0; c < n; c++) {
+            bias[c] = (int32_t)rnd() >> rnd_range(0, 31);
+            scale[c] = (double)rnd_range(0, 100000) * 1e-9 * (rnd() % 3 ? 1.0 : 1e4);
+            if (rnd() % 9 == 0) scale[c] = -scale[c];
+        }
+        systolic_params p;
+        memset(&p, 0, sizeof p);
+        p.k = k;
+        p.n = n;
+        p.input_offset = rnd_range(-127, 128);
+        p.output_offset = rnd_range(-128, 127);
+        p.act_min = -128;
+        p.act_max = 127;
+        if (t % 4 == 1) p.act_min = rnd_range(-128, 0), p.act_max = rnd_range(1, 127);
+        p.weights = w;
+        p.scale = scale;
+        p.per_channel = (uint8_t)(t % 2);
+        p.requant = SYSTOLIC_REQUANT_DOUBLE;
+        systolic_fold_bias(&p, t % 4 ? bias : NULL, eb);
+        p.bias = eb;
+        systolic_gemm_dense(&p, a, k, m, want, n);
+        const uint32_t bytes = systolic_x86_fc_lanes_bytes(k, n);
+        assert_true(bytes > 0 && bytes <= sizeof packed);
+        assert_int_equal(systolic_x86_fc_lanes_pack(&p, t % 4 ? bias : NULL, packed), 1);
+        const void *rows[3] = {a, a + k, a + 2 * k};
+        memset(got, 0x55, sizeof got);
+        systolic_x86_fc_lanes_avx2(&p, packed, rows, m, got, n);
+        if (memcmp(want, got, (size_t)(m * n)) != 0) fail_msg("case %d: m %d n %d k %d differs", t, m, n, k);
+    }
+    /* A -128 weight is refused. */
+    w[0] = -128;
+    systolic_params p;
+    memset(&p, 0, sizeof p);
+    p.k = p.n = 1;
+    p.weights = w;
+    assert_int_equal(systolic_x86_fc_lanes_pack(&p, NULL, packed), 0);
+}
+
 static void test_vnni_double_requant_matches_portable(void **state) {
     (void)state;
     if (systolic_x86_level() < SYSTOLIC_X86_VNNI) skip();
@@ -325,6 +386,7 @@ int main(void) {
         cmocka_unit_test(test_avx2_panel_matches_portable),
         cmocka_unit_test(test_vnni_double_requant_matches_portable),
         cmocka_unit_test(test_avx2_double_requant_matches_portable),
+        cmocka_unit_test(test_avx2_fc_lanes_matches_portable),
         cmocka_unit_test(test_avx2_panel_conv_matches_im2col),
         cmocka_unit_test(test_avx2_conv_first_matches_portable),
         cmocka_unit_test(test_avx2_conv_lanes_matches_portable),

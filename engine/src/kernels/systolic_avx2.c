@@ -336,6 +336,99 @@ AVX2_FN void systolic_x86_gemm_double_avx2(const systolic_params *p, const void 
     }
 }
 
+/* ---- FULLY_CONNECTED from packed weights, channels across lanes ---- */
+
+uint32_t systolic_x86_fc_lanes_bytes(int32_t k, int32_t n) {
+    const int64_t kq = ((int64_t)k + 3) / 4, n8 = ((int64_t)n + 7) / 8 * 8;
+    const int64_t bytes = kq * n8 * 4 + 4 * (int64_t)n;
+    return bytes > 0x7fffffff ? 0u : (uint32_t)bytes;
+}
+
+int systolic_x86_fc_lanes_pack(const systolic_params *p, const int32_t *bias, uint8_t *dst) {
+    const int32_t k = p->k, n = p->n, kq = (k + 3) / 4, n8 = (n + 7) / 8 * 8;
+    const int8_t *w = (const int8_t *)p->weights;
+    int8_t *wq = (int8_t *)dst;
+    int32_t *eff = (int32_t *)(void *)(dst + (int64_t)kq * n8 * 4);
+    for (int64_t i = 0; i < (int64_t)n * k; i++)
+        if (w[i] == -128) return 0;
+    /* Blocks of 32 channels (the last of n8 % 32), each [word][channel][4]. */
+    for (int32_t c0 = 0; c0 < n8; c0 += 32) {
+        const int32_t nb = n8 - c0 < 32 ? n8 - c0 : 32;
+        int8_t *blk = wq + (int64_t)c0 * kq * 4;
+        for (int32_t q = 0; q < kq; q++)
+            for (int32_t c = 0; c < nb; c++)
+                for (int32_t j = 0; j < 4; j++) {
+                    const int32_t ch = c0 + c, kk = 4 * q + j;
+                    blk[((int64_t)q * nb + c) * 4 + j] = ch < n && kk < k ? w[(int64_t)ch * k + kk] : 0;
+                }
+    }
+    for (int32_t c = 0; c < n; c++) {
+        uint32_t sum = 0;
+        for (int32_t kk = 0; kk < k; kk++) {
+            const int32_t v = w[(int64_t)c * k + kk];
+            sum += (uint32_t)v;
+        }
+        eff[c] = (int32_t)((bias ? (uint32_t)bias[c] : 0u) + (uint32_t)p->input_offset * sum);
+    }
+    return 1;
+}
+
+/* NB blocks of eight channels from c0 over every word of x: |x| times
+ * w * sign(x) by vpmaddubsw (no weight is -128), pairs widened by
+ * vpmaddwd, into acc + c0 - cc. */
+#define DEFINE_FC_LANES(NB)                                                                                 \
+    INLINE_AVX2 void fc_lanes_##NB(const int8_t *x, const int8_t *blk, int32_t kq, int32_t *acc) {          \
+        __m256i a[NB];                                                                                      \
+        const __m256i ones = _mm256_set1_epi16(1);                                                          \
+        _Pragma("GCC unroll 4") for (int i = 0; i < NB; i++) a[i] = _mm256_setzero_si256();                 \
+        for (int32_t q = 0; q < kq; q++, blk += 32 * NB) {                                                  \
+            const __m256i xv = _mm256_set1_epi32((int32_t)edge_load_word(x + 4 * q));                       \
+            const __m256i ax = _mm256_abs_epi8(xv);                                                         \
+            _Pragma("GCC unroll 4") for (int i = 0; i < NB; i++) {                                          \
+                const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 32 * i));       \
+                a[i] = _mm256_add_epi32(a[i], _mm256_madd_epi16(_mm256_maddubs_epi16(ax, _mm256_sign_epi8(wv, xv)), ones)); \
+            }                                                                                               \
+        }                                                                                                   \
+        _Pragma("GCC unroll 4") for (int i = 0; i < NB; i++)                                                \
+            _mm256_storeu_si256((__m256i *)(void *)(acc + 8 * i), a[i]);                                    \
+    }
+DEFINE_FC_LANES(4)
+DEFINE_FC_LANES(3)
+DEFINE_FC_LANES(2)
+DEFINE_FC_LANES(1)
+
+AVX2_FN void systolic_x86_fc_lanes_avx2(const systolic_params *p, const uint8_t *packed, const void *const *rows,
+                                        int32_t m, void *out, int32_t out_stride) {
+    const int32_t k = p->k, n = p->n, kq = (k + 3) / 4, n8 = (n + 7) / 8 * 8;
+    const int8_t *wq = (const int8_t *)packed;
+    systolic_params q = *p;
+    q.bias = (const int32_t *)(const void *)(packed + (int64_t)kq * n8 * 4);
+    int32_t acc[FC_CHUNK + 32];
+    int8_t xs[SYSTOLIC_X86_FC_MAX_K + 4];
+    for (int32_t r = 0; r < m; r++) {
+        /* The row with its last word zero-padded. */
+        const int8_t *x = (const int8_t *)rows[r];
+        if (k % 4) {
+            __builtin_memcpy(xs, x, (size_t)k);
+            for (int32_t i = k; i < 4 * kq; i++) xs[i] = 0;
+            x = xs;
+        }
+        int8_t *dst = (int8_t *)out + (int64_t)r * out_stride;
+        for (int32_t cc = 0; cc < n; cc += FC_CHUNK) {
+            const int32_t nch = n - cc < FC_CHUNK ? n - cc : FC_CHUNK;
+            for (int32_t c0 = cc; c0 < cc + nch; c0 += 32) {
+                const int32_t nb = n8 - c0 < 32 ? (n8 - c0) / 8 : 4;
+                const int8_t *blk = wq + (int64_t)c0 * kq * 4;
+                if (nb == 4) fc_lanes_4(x, blk, kq, acc + (c0 - cc));
+                else if (nb == 3) fc_lanes_3(x, blk, kq, acc + (c0 - cc));
+                else if (nb == 2) fc_lanes_2(x, blk, kq, acc + (c0 - cc));
+                else fc_lanes_1(x, blk, kq, acc + (c0 - cc));
+            }
+            fc_requant(&q, acc, cc, nch, dst + cc);
+        }
+    }
+}
+
 /* ---- Panels straight from a convolution's input ---- */
 
 /* 16 rows' words j .. j + n - 1 (n = 4, 2 or 1) from src[r] + 4 j into

@@ -179,6 +179,18 @@ void systolic_x86_gemm_double(const systolic_params *p, const void *const *rows,
 #define SYSTOLIC_X86_FC_MAX_K 8192
 void systolic_x86_gemm_double_avx2(const systolic_params *p, const void *const *rows, int32_t m,
                                    void *out, int32_t out_stride);
+/* The same from packed weights (FULLY_CONNECTED's edge_model_pack): the
+ * weights re-laid in blocks of 32 channels as [k/4][channel][4] words and
+ * the bias with the input offset folded in (bias + input_offset * each
+ * channel's weight sum), so that the raw int8 row is multiplied with eight
+ * channels per vector, |x| by w * sign(x) (vpmaddubsw: no weight may be
+ * -128), one sequential pass over the weights and no horizontal sums.
+ * bytes: the packed size for k x n (0: too large); pack: 0 (nothing
+ * written that counts) when a weight is -128. */
+uint32_t systolic_x86_fc_lanes_bytes(int32_t k, int32_t n);
+int systolic_x86_fc_lanes_pack(const systolic_params *p, const int32_t *bias, uint8_t *dst);
+void systolic_x86_fc_lanes_avx2(const systolic_params *p, const uint8_t *packed, const void *const *rows,
+                                int32_t m, void *out, int32_t out_stride);
 
 #endif
 #endif

@@ -31,6 +31,9 @@ typedef struct fc_params {
     int32_t batch;
     uint32_t scale_off, mult_off, shift_off; /* byte offsets in the params block */
     uint8_t sum_avx2; /* x86: the bias fold's weight sums may use AVX2 */
+#ifdef EDGE_SYSTOLIC_X86
+    const uint8_t *packed; /* the AVX2 lanes GEMV's weights and bias, laid out once (pack), or NULL */
+#endif
 } fc_params;
 
 static edge_status prepare(edge_op_ctx *c) {
@@ -153,6 +156,7 @@ static edge_status prepare(edge_op_ctx *c) {
             sp->simd = SYSTOLIC_X86_AVX2;
     }
     p->sum_avx2 = (uint8_t)(systolic_x86_level() != SYSTOLIC_X86_NONE);
+    p->packed = 0;
 #endif
     p->batch = (int32_t)batch;
     p->scale_off = scale_off;
@@ -185,6 +189,15 @@ static edge_status eval(edge_op_ctx *c) {
         sp.weights = w;
         sp.scale = (const double *)(const void *)(base + p->scale_off);
         sp.bias = bias; /* the model's: see systolic_x86_gemm_double_avx2 */
+        if (p->packed) {
+            const void *rows[16];
+            for (int32_t r0 = 0; r0 < p->batch; r0 += 16) {
+                const int32_t mr = p->batch - r0 < 16 ? p->batch - r0 : 16;
+                for (int32_t r = 0; r < mr; r++) rows[r] = (const int8_t *)in + (int64_t)(r0 + r) * k;
+                systolic_x86_fc_lanes_avx2(&sp, p->packed, rows, mr, out + (int64_t)r0 * n, n);
+            }
+            return EDGE_OK;
+        }
         systolic_gemm_dense(&sp, in, k, p->batch, out, n);
         return EDGE_OK;
     }
@@ -206,4 +219,26 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_fully_connected = {9, "FULLY_CONNECTED", prepare, eval, 0, 0};
+#ifdef EDGE_SYSTOLIC_X86
+/* The AVX2 GEMV's weights re-laid with channels across lanes and its bias
+ * with the input offset folded in, once (edge_model_pack), when the
+ * weights and bias are constants and no weight is -128
+ * (systolic_x86_fc_lanes_avx2). */
+static uint32_t pack(edge_op_ctx *c, uint8_t *dst) {
+    fc_params *p = (fc_params *)c->params;
+    if (!p || p->sp.simd != SYSTOLIC_X86_AVX2) return 0;
+    const edge_tensor_rt *x = edge_in(c, 0), *w = edge_in(c, 1), *bias = edge_in(c, 2);
+    if (!x || x->t.type != EDGE_INT8 || !w || !w->is_const || (bias && !bias->is_const)) return 0;
+    systolic_params whole = p->sp;
+    whole.weights = w->t.data;
+    const uint32_t bytes = systolic_x86_fc_lanes_bytes(p->sp.k, p->sp.n);
+    if (!bytes || !systolic_x86_weights_ok(&whole)) return 0;
+    if (dst && systolic_x86_fc_lanes_pack(&whole, bias ? (const int32_t *)bias->t.data : 0, dst)) p->packed = dst;
+    return bytes;
+}
+#define FC_PACK pack
+#else
+#define FC_PACK 0
+#endif
+
+const edge_op_impl edge_op_fully_connected = {9, "FULLY_CONNECTED", prepare, eval, 0, FC_PACK};
