@@ -780,7 +780,7 @@ def write_outputs(rows, op_rows, text_rows, text_bytes, out_dir, linked):
             print(f"  {r['model']:<13}{r['engine_pack_bytes']:>9,} bytes; without them "
                   f"{r['engine_nopack_ms']:.4f} ms, eng/XNN {fmt(r['engine_nopack_over_xnnpack'], '.2f')}x")
         else:
-            print(f"  {r['model']:<13}none (no conv here re-lays its weights)")
+            print(f"  {r['model']:<13}none (no op here packs)")
     if text_bytes:
         rodata = sum(t[2] for t in text_rows)
         big = ", ".join(f"{os.path.basename(t[0])} {t[1]:,}" for t in
