@@ -250,7 +250,7 @@ static void run_help(FILE *fp) {
             "                  so the latency figures never include its cost)\n"
             "  --arena BYTES   use this arena size instead of the exact need (k/M suffix ok)\n"
             "  --no-pack       re-lay weights on every invoke instead of once into a buffer\n"
-            "                  beside the arena (edge_model_pack; x86 AVX2 convolutions)\n"
+            "                  beside the arena (edge_model_pack; x86 AVX2 conv and FC)\n"
             "  --labels FILE   class names, one per line, to name each output's argmax\n"
             "\n"
             "exit codes: 0 ok; 1 the model was refused, an input does not fit, or a file\n"
