@@ -252,7 +252,7 @@ static int write_file(const char *path, const void *data, size_t len) {
 /* ---------------- model ---------------- */
 
 typedef struct runner {
-    uint8_t *file, *arena;
+    uint8_t *file, *arena, *packed;
     size_t file_len;
     edge_model m;
     int32_t h, w, c; /* input geometry (NHWC, batch 1) */
@@ -272,7 +272,14 @@ static int load_model(runner *r, const char *path) {
             return -1;
         }
         edge_status s = edge_model_init(&r->m, r->file, r->file_len, r->arena, size);
-        if (s == EDGE_OK) return 0;
+        if (s == EDGE_OK) {
+            /* Weights laid out once where this CPU's kernels want them (x86
+             * AVX2; on a Pi nothing packs and this is skipped). */
+            const size_t pack = edge_model_pack_needed(&r->m);
+            if (pack && (r->packed = malloc(pack)) != NULL && edge_model_pack(&r->m, r->packed, pack) != EDGE_OK)
+                fprintf(stderr, "classify: %s: pack: %s (running without)\n", path, edge_model_error(&r->m));
+            return 0;
+        }
         if (s != EDGE_ERR_ARENA) {
             fprintf(stderr, "classify: %s: %s: %s\n", path, edge_status_str(s), edge_model_error(&r->m));
             return -1;
@@ -579,6 +586,7 @@ done:
     if (g) be->close(g);
     free(lab.names);
     free(lab.text);
+    free(r.packed);
     free(r.arena);
     free(r.file);
     return rc;
