@@ -87,6 +87,16 @@ DEFINE_PAIR(3)
 DEFINE_PAIR(2)
 DEFINE_PAIR(1)
 
+/* Every channel of pixels a and b: blocks of 32, then the 8-24 left. */
+INLINE_AVX2 void pair_all(const int8_t *const *sa, const int8_t *const *sb, int32_t taps, int32_t words,
+                          const int8_t *wq, int32_t out_c, const lanes_rq *rq, int8_t *da, int8_t *db) {
+    int32_t c0 = 0;
+    for (; c0 + 32 <= out_c; c0 += 32) pair_4(sa, sb, taps, words, wq, out_c, c0, rq, da, db);
+    if (out_c - c0 == 24) pair_3(sa, sb, taps, words, wq, out_c, c0, rq, da, db);
+    else if (out_c - c0 == 16) pair_2(sa, sb, taps, words, wq, out_c, c0, rq, da, db);
+    else if (out_c - c0 == 8) pair_1(sa, sb, taps, words, wq, out_c, c0, rq, da, db);
+}
+
 /* Tap sources of output pixel (oy, ox): the input's channels, or the pad
  * row outside the image; toff[t] is tap t's offset for an interior pixel. */
 static inline void tap_sources(const systolic_x86_conv *g, const int8_t *img, const int8_t *pad,
@@ -194,11 +204,7 @@ AVX2_FN void systolic_x86_conv_lanes_run(const systolic_x86_conv *g, int32_t out
             sa[0] = img + px * g->in_c;
             sb[0] = px + 1 < pixels ? sa[0] + g->in_c : sa[0];
             int8_t *da = out + px * out_c, *db = px + 1 < pixels ? da + out_c : da;
-            int32_t c0 = 0;
-            for (; c0 + 32 <= out_c; c0 += 32) pair_4(sa, sb, 1, words, wq, out_c, c0, rq, da, db);
-            if (out_c - c0 == 24) pair_3(sa, sb, 1, words, wq, out_c, c0, rq, da, db);
-            else if (out_c - c0 == 16) pair_2(sa, sb, 1, words, wq, out_c, c0, rq, da, db);
-            else if (out_c - c0 == 8) pair_1(sa, sb, 1, words, wq, out_c, c0, rq, da, db);
+            pair_all(sa, sb, 1, words, wq, out_c, rq, da, db);
         }
         return;
     }
@@ -216,11 +222,7 @@ AVX2_FN void systolic_x86_conv_lanes_run(const systolic_x86_conv *g, int32_t out
             for (int32_t t = 0; t < taps; t++) sb[t] = sa[t];
             db = da;
         }
-        int32_t c0 = 0;
-        for (; c0 + 32 <= out_c; c0 += 32) pair_4(sa, sb, taps, words, wq, out_c, c0, rq, da, db);
-        if (out_c - c0 == 24) pair_3(sa, sb, taps, words, wq, out_c, c0, rq, da, db);
-        else if (out_c - c0 == 16) pair_2(sa, sb, taps, words, wq, out_c, c0, rq, da, db);
-        else if (out_c - c0 == 8) pair_1(sa, sb, taps, words, wq, out_c, c0, rq, da, db);
+        pair_all(sa, sb, taps, words, wq, out_c, rq, da, db);
     }
 }
 
