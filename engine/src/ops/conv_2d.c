@@ -707,8 +707,8 @@ static edge_status eval(edge_op_ctx *c) {
 static uint32_t pack(edge_op_ctx *c, uint8_t *dst) {
     conv_params *p = (conv_params *)c->params;
     if (!p || !p->x86_lanes) return 0;
-    const edge_tensor_rt *filt = edge_in(c, 1), *bias = edge_in(c, 2);
-    if (!filt || !filt->is_const || (bias && !bias->is_const)) return 0;
+    const edge_tensor_rt *filt, *bias;
+    if (!edge_weights_const(c, &filt, &bias)) return 0;
     const systolic_x86_conv geom = x86_geom(p);
     const uint32_t bytes = systolic_x86_conv_lanes_bytes(&geom, p->out_c);
     if (dst) {

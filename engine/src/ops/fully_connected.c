@@ -227,8 +227,8 @@ static edge_status eval(edge_op_ctx *c) {
 static uint32_t pack(edge_op_ctx *c, uint8_t *dst) {
     fc_params *p = (fc_params *)c->params;
     if (!p || p->sp.simd != SYSTOLIC_X86_AVX2) return 0;
-    const edge_tensor_rt *x = edge_in(c, 0), *w = edge_in(c, 1), *bias = edge_in(c, 2);
-    if (!x || x->t.type != EDGE_INT8 || !w || !w->is_const || (bias && !bias->is_const)) return 0;
+    const edge_tensor_rt *x = edge_in(c, 0), *w, *bias;
+    if (!edge_weights_const(c, &w, &bias) || !x || x->t.type != EDGE_INT8) return 0;
     systolic_params whole = p->sp;
     whole.weights = w->t.data;
     const uint32_t bytes = systolic_x86_fc_lanes_bytes(p->sp.k, p->sp.n);

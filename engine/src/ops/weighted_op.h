@@ -27,4 +27,12 @@ edge_status edge_conv_multipliers(const edge_op_ctx *c, const weighted_operands 
 
 static inline uint32_t align16(uint32_t x) { return (x + 15u) & ~15u; }
 
+/* Whether the weights (input 1) and the bias (input 2, if any) are the
+ * model's constants: what an op may lay out once (edge_model_pack). */
+static inline int edge_weights_const(const edge_op_ctx *c, const edge_tensor_rt **w, const edge_tensor_rt **bias) {
+    *w = edge_in(c, 1);
+    *bias = edge_in(c, 2);
+    return *w && (*w)->is_const && (!*bias || (*bias)->is_const);
+}
+
 #endif
