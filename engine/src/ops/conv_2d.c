@@ -629,7 +629,7 @@ static void conv_rows(const void *state, int32_t r0, int32_t r1, uint8_t *dst) {
 #define FUSED_X86_PIXELS 512
 #define FUSED_X86_RING (64 * 1024)
 
-static edge_status fused_lanes_run(edge_op_ctx *c, rows_state *s) {
+static __attribute__((noinline)) edge_status fused_lanes_run(edge_op_ctx *c, rows_state *s) {
     const conv_params *p = s->p;
     _Alignas(32) uint8_t ring[FUSED_X86_RING];
     uint32_t rows = 0;
@@ -638,13 +638,11 @@ static edge_status fused_lanes_run(edge_op_ctx *c, rows_state *s) {
     return edge_fused_run(c, s->scratch + p->ring_off, p->ring_rows, 0, conv_rows, s);
 }
 
-static __attribute__((noinline)) edge_status fused_lanes(edge_op_ctx *c, rows_state *s) {
+/* Unpacked: the weights re-laid into a state on this frame, once for all
+ * the chunks (kept out of the packed path's stack). */
+static __attribute__((noinline)) edge_status fused_lanes_relaid(edge_op_ctx *c, rows_state *s) {
     _Alignas(32) uint8_t state[SYSTOLIC_X86_LANES_STATE];
     const conv_params *p = s->p;
-    if (p->packed) { /* laid out once already (pack) */
-        s->lanes = p->packed;
-        return fused_lanes_run(c, s);
-    }
     const systolic_x86_conv geom = x86_geom(p);
     systolic_params sp = p->sp;
     sp.bias = s->raw_bias;
@@ -652,6 +650,12 @@ static __attribute__((noinline)) edge_status fused_lanes(edge_op_ctx *c, rows_st
     sp.shift = s->shift;
     systolic_x86_conv_lanes_prepare(&geom, p->out_c, &sp, (const int8_t *)s->filt, state);
     s->lanes = state;
+    return fused_lanes_run(c, s);
+}
+
+static edge_status fused_lanes(edge_op_ctx *c, rows_state *s) {
+    if (!s->p->packed) return fused_lanes_relaid(c, s);
+    s->lanes = s->p->packed; /* laid out once already (pack) */
     return fused_lanes_run(c, s);
 }
 #endif
