@@ -94,6 +94,26 @@ static void test_avx2_panel_matches_portable(void **state) {
     check_panel(SYSTOLIC_X86_AVX2);
 }
 
+/* Case t's FULLY_CONNECTED parameters (double-scale requantization) for
+ * weights w and scales: random offsets, a clamp every fourth case, per
+ * channel every other one. */
+static systolic_params fc_case(int t, int32_t k, int32_t n, const int8_t *w, const double *scale) {
+    systolic_params p;
+    memset(&p, 0, sizeof p);
+    p.k = k;
+    p.n = n;
+    p.input_offset = rnd_range(-127, 128);
+    p.output_offset = rnd_range(-128, 127);
+    p.act_min = -128;
+    p.act_max = 127;
+    if (t % 4 == 1) p.act_min = rnd_range(-128, 0), p.act_max = rnd_range(1, 127);
+    p.weights = w;
+    p.scale = scale;
+    p.per_channel = (uint8_t)(t % 2);
+    p.requant = SYSTOLIC_REQUANT_DOUBLE;
+    return p;
+}
+
 /* The double-scale path (FULLY_CONNECTED) at `level` against the portable
  * systolic_gemm. AVX2 takes symmetric weights (-128 too) and the model's
  * bias, unfolded. */
@@ -118,20 +138,8 @@ static void check_double(uint8_t level) {
             if (rnd() % 9 == 0) scale[c] = -scale[c];
             if (rnd() % 40 == 0) scale[c] = 0.5; /* exact ties */
         }
-        systolic_params p;
-        memset(&p, 0, sizeof p);
-        p.k = k;
-        p.n = n;
-        p.input_offset = rnd_range(-127, 128);
+        systolic_params p = fc_case(t, k, n, w, scale);
         p.filter_offset = t % 3 == 0 && level == SYSTOLIC_X86_VNNI ? rnd_range(-127, 128) : 0;
-        p.output_offset = rnd_range(-128, 127);
-        p.act_min = -128;
-        p.act_max = 127;
-        if (t % 4 == 1) p.act_min = rnd_range(-128, 0), p.act_max = rnd_range(1, 127);
-        p.weights = w;
-        p.scale = scale;
-        p.per_channel = (uint8_t)(t % 2);
-        p.requant = SYSTOLIC_REQUANT_DOUBLE;
         systolic_fold_bias(&p, t % 4 ? bias : NULL, eb);
         p.bias = eb;
         systolic_gemm_dense(&p, a, k, m, want, n);
@@ -173,19 +181,7 @@ static void test_avx2_fc_lanes_matches_portable(void **state) {
             scale[c] = (double)rnd_range(0, 100000) * 1e-9 * (rnd() % 3 ? 1.0 : 1e4);
             if (rnd() % 9 == 0) scale[c] = -scale[c];
         }
-        systolic_params p;
-        memset(&p, 0, sizeof p);
-        p.k = k;
-        p.n = n;
-        p.input_offset = rnd_range(-127, 128);
-        p.output_offset = rnd_range(-128, 127);
-        p.act_min = -128;
-        p.act_max = 127;
-        if (t % 4 == 1) p.act_min = rnd_range(-128, 0), p.act_max = rnd_range(1, 127);
-        p.weights = w;
-        p.scale = scale;
-        p.per_channel = (uint8_t)(t % 2);
-        p.requant = SYSTOLIC_REQUANT_DOUBLE;
+        systolic_params p = fc_case(t, k, n, w, scale);
         systolic_fold_bias(&p, t % 4 ? bias : NULL, eb);
         p.bias = eb;
         systolic_gemm_dense(&p, a, k, m, want, n);
