@@ -274,6 +274,30 @@ def test_run_json(cli, hello, tmp_path):
     assert out["argmax"] is None  # one value: no class to pick
 
 
+def test_packed_and_unpacked_runs_agree(cli, tmp_path):
+    """edgeq run packs the weights (edge_model_pack) unless --no-pack: the
+    same output bytes, pack_bytes reported (0 without; on a CPU without
+    AVX2 nothing packs), the arena unchanged."""
+    if not os.path.isfile(AD01):
+        pytest.skip("shared model %s not present" % AD01)
+    x = np.random.RandomState(6).randint(-128, 128, (1, 640)).astype(np.int8)
+    np.save(tmp_path / "x.npy", x)
+    runs = {}
+    for name, extra in (("packed", []), ("unpacked", ["--no-pack"])):
+        r = cli("run", AD01, "--input", tmp_path / "x.npy", "--output", tmp_path / (name + ".bin"),
+                "--json", *extra)
+        expect(r, OK, stream="stdout")
+        runs[name] = json.loads(r.stdout)
+    assert (tmp_path / "packed.bin").read_bytes() == (tmp_path / "unpacked.bin").read_bytes()
+    assert runs["unpacked"]["pack_bytes"] == 0
+    assert runs["packed"]["arena_bytes"] == runs["unpacked"]["arena_bytes"]
+    avx2 = "avx2" in open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else False
+    if avx2:  # ad01's ten FULLY_CONNECTED layers pack about their weights' size
+        assert 264192 <= runs["packed"]["pack_bytes"] < 300000
+        r = cli("run", AD01, "--input", tmp_path / "x.npy")
+        expect(r, OK, r"packed +\d+ bytes", stream="stdout")
+
+
 def test_profile_table(cli, hello, tmp_path):
     np.save(tmp_path / "x.npy", np.array([[-87]], dtype=np.int8))
     r = cli("run", hello, "--input", tmp_path / "x.npy", "--profile", "--repeat", 2)
