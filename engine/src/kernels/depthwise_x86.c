@@ -112,6 +112,25 @@ AVX2_FN static void build_row(const depthwise_params *p, const dwx_geom *g, int3
     /* Entries whose two columns are both inside the image, when every one
      * is built: one flat run of values in the source and in the slot. */
     int32_t e_lo = 0, e_hi = 0;
+    if (dm == 1 && gap > 1) {
+        /* Every gap-th entry (strided convs): the inside ones without the
+         * per-entry checks below, from the first multiple of gap. */
+        e_lo = p->pad_w < g->entries ? p->pad_w : g->entries;
+        e_lo = (e_lo + gap - 1) / gap * gap;
+        e_hi = in_w - d + p->pad_w < g->entries ? in_w - d + p->pad_w : g->entries;
+        if (e_hi < e_lo) e_hi = e_lo;
+        for (int32_t e = e_lo; e < e_hi; e += gap) {
+            const int8_t *xa = src + (int64_t)(e - p->pad_w) * in_c, *xb = xa + (int64_t)d * in_c;
+            int16_t *row = dst + (int64_t)e * c * 2;
+            int32_t oc = 0;
+            for (; oc + 16 <= c; oc += 16) store_pairs16(row + 2 * oc, widen16(xa + oc, vio2), widen16(xb + oc, vio2));
+            if (oc < c) {
+                const __m128i a = widen8(xa + oc, 1, vio), b = widen8(xb + oc, 1, vio);
+                _mm_storeu_si128((__m128i *)(void *)(row + 2 * oc), _mm_unpacklo_epi16(a, b));
+                _mm_storeu_si128((__m128i *)(void *)(row + 2 * oc + 8), _mm_unpackhi_epi16(a, b));
+            }
+        }
+    }
     if (dm == 1 && gap == 1) {
         e_lo = p->pad_w < g->entries ? p->pad_w : g->entries;
         e_hi = in_w - d + p->pad_w < g->entries ? in_w - d + p->pad_w : g->entries;
@@ -130,7 +149,8 @@ AVX2_FN static void build_row(const depthwise_params *p, const dwx_geom *g, int3
     }
     for (int32_t e = 0; e < g->entries; e += gap) {
         if (e == e_lo && e_hi > e_lo) {
-            e = e_hi - gap; /* (gap is 1 here) */
+            /* Built above: on from the first multiple of gap past e_hi. */
+            e = e_lo + (e_hi - 1 - e_lo) / gap * gap;
             continue;
         }
         const int32_t qa = e - p->pad_w, qb = qa + d;
