@@ -36,9 +36,6 @@ edge_status edge_model_pack(edge_model *m, void *buf, size_t len) {
         return edge_fail(m, EDGE_ERR_ARENA, "pack buffer of %zu bytes is too small: this model packs %zu", len,
                          need);
     uint8_t *dst = (uint8_t *)buf + (PACK_ALIGN - (uintptr_t)buf % PACK_ALIGN) % PACK_ALIGN;
-    for (uint32_t i = 0; i < m->n_ops; i++) {
-        const uint32_t n = op_pack(m, i, 0);
-        if (n) dst += round_up(op_pack(m, i, dst));
-    }
+    for (uint32_t i = 0; i < m->n_ops; i++) dst += round_up(op_pack(m, i, dst));
     return EDGE_OK;
 }

@@ -188,9 +188,8 @@ static void test_avx2_fc_lanes_matches_portable(void **state) {
         const uint32_t bytes = systolic_x86_fc_lanes_bytes(k, n);
         assert_true(bytes > 0 && bytes <= sizeof packed);
         assert_int_equal(systolic_x86_fc_lanes_pack(&p, t % 4 ? bias : NULL, packed), 1);
-        const void *rows[3] = {a, a + k, a + 2 * k};
         memset(got, 0x55, sizeof got);
-        systolic_x86_fc_lanes_avx2(&p, packed, rows, m, got, n);
+        systolic_x86_fc_lanes_avx2(&p, packed, a, m, got, n);
         if (memcmp(want, got, (size_t)(m * n)) != 0) fail_msg("case %d: m %d n %d k %d differs", t, m, n, k);
     }
     /* A -128 weight is refused. */

@@ -112,13 +112,16 @@ AVX2_FN static void build_row(const depthwise_params *p, const dwx_geom *g, int3
     /* Entries whose two columns are both inside the image, when every one
      * is built: one flat run of values in the source and in the slot. */
     int32_t e_lo = 0, e_hi = 0;
-    if (dm == 1 && gap > 1) {
-        /* Every gap-th entry (strided convs): the inside ones without the
-         * per-entry checks below, from the first multiple of gap. */
+    if (dm == 1) {
+        /* From the first entry built (a multiple of gap). */
         e_lo = p->pad_w < g->entries ? p->pad_w : g->entries;
         e_lo = (e_lo + gap - 1) / gap * gap;
         e_hi = in_w - d + p->pad_w < g->entries ? in_w - d + p->pad_w : g->entries;
         if (e_hi < e_lo) e_hi = e_lo;
+    }
+    if (dm == 1 && gap > 1) {
+        /* Every gap-th entry (strided convs): the inside ones without the
+         * per-entry checks below. */
         for (int32_t e = e_lo; e < e_hi; e += gap) {
             const int8_t *xa = src + (int64_t)(e - p->pad_w) * in_c, *xb = xa + (int64_t)d * in_c;
             int16_t *row = dst + (int64_t)e * c * 2;
@@ -132,9 +135,6 @@ AVX2_FN static void build_row(const depthwise_params *p, const dwx_geom *g, int3
         }
     }
     if (dm == 1 && gap == 1) {
-        e_lo = p->pad_w < g->entries ? p->pad_w : g->entries;
-        e_hi = in_w - d + p->pad_w < g->entries ? in_w - d + p->pad_w : g->entries;
-        if (e_hi < e_lo) e_hi = e_lo;
         const int8_t *xa = src + (int64_t)(e_lo - p->pad_w) * in_c;
         int16_t *row = dst + (int64_t)e_lo * c * 2;
         const int64_t n = (int64_t)(e_hi - e_lo) * c;

@@ -397,7 +397,7 @@ DEFINE_FC_LANES(3)
 DEFINE_FC_LANES(2)
 DEFINE_FC_LANES(1)
 
-AVX2_FN void systolic_x86_fc_lanes_avx2(const systolic_params *p, const uint8_t *packed, const void *const *rows,
+AVX2_FN void systolic_x86_fc_lanes_avx2(const systolic_params *p, const uint8_t *packed, const int8_t *in,
                                         int32_t m, void *out, int32_t out_stride) {
     const int32_t k = p->k, n = p->n, kq = (k + 3) / 4, n8 = (n + 7) / 8 * 8;
     const int8_t *wq = (const int8_t *)packed;
@@ -407,7 +407,7 @@ AVX2_FN void systolic_x86_fc_lanes_avx2(const systolic_params *p, const uint8_t 
     int8_t xs[SYSTOLIC_X86_FC_MAX_K + 4];
     for (int32_t r = 0; r < m; r++) {
         /* The row with its last word zero-padded. */
-        const int8_t *x = (const int8_t *)rows[r];
+        const int8_t *x = in + (int64_t)r * k;
         if (k % 4) {
             __builtin_memcpy(xs, x, (size_t)k);
             for (int32_t i = k; i < 4 * kq; i++) xs[i] = 0;

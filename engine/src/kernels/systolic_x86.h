@@ -185,11 +185,12 @@ void systolic_x86_gemm_double_avx2(const systolic_params *p, const void *const *
  * channel's weight sum), so that the raw int8 row is multiplied with eight
  * channels per vector, |x| by w * sign(x) (vpmaddubsw: no weight may be
  * -128), one sequential pass over the weights and no horizontal sums.
- * bytes: the packed size for k x n (0: too large); pack: 0 (nothing
- * written that counts) when a weight is -128. */
+ * Rows: m of k values, k apart, from `in`. bytes: the packed size for
+ * k x n (0: too large); pack: 0 (nothing written that counts) when a
+ * weight is -128. */
 uint32_t systolic_x86_fc_lanes_bytes(int32_t k, int32_t n);
 int systolic_x86_fc_lanes_pack(const systolic_params *p, const int32_t *bias, uint8_t *dst);
-void systolic_x86_fc_lanes_avx2(const systolic_params *p, const uint8_t *packed, const void *const *rows,
+void systolic_x86_fc_lanes_avx2(const systolic_params *p, const uint8_t *packed, const int8_t *in,
                                 int32_t m, void *out, int32_t out_stride);
 
 #endif

@@ -190,12 +190,7 @@ static edge_status eval(edge_op_ctx *c) {
         sp.scale = (const double *)(const void *)(base + p->scale_off);
         sp.bias = bias; /* the model's: see systolic_x86_gemm_double_avx2 */
         if (p->packed) {
-            const void *rows[16];
-            for (int32_t r0 = 0; r0 < p->batch; r0 += 16) {
-                const int32_t mr = p->batch - r0 < 16 ? p->batch - r0 : 16;
-                for (int32_t r = 0; r < mr; r++) rows[r] = (const int8_t *)in + (int64_t)(r0 + r) * k;
-                systolic_x86_fc_lanes_avx2(&sp, p->packed, rows, mr, out + (int64_t)r0 * n, n);
-            }
+            systolic_x86_fc_lanes_avx2(&sp, p->packed, (const int8_t *)in, p->batch, out, n);
             return EDGE_OK;
         }
         systolic_gemm_dense(&sp, in, k, p->batch, out, n);
