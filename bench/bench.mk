@@ -36,7 +36,13 @@ BENCH_M4_ELF   = $(BENCH_M4_SETS:%=$(BENCH_DIR)/m4-Os/link/%/engine.elf)
 BENCH_M4_OPS_int8 = bench/int8_ops.h
 $(foreach m,$(FIRMWARE_MODELS),$(eval BENCH_M4_OPS_$(m) = $(FW_DATA)/$(m)/model_ops.h))
 
-.PHONY: bench bench-deps bench-firmware
+.PHONY: bench bench-deps bench-firmware bench-text
+
+# The .text figure alone, per object (the quick loop for size work):
+#   make bench-text            BENCH_TEXT=--functions for per-function bytes
+BENCH_TEXT ?= --objects
+bench-text: $(BENCH_DIR)/m4-Os/link/int8/engine.elf
+	@$(PYTHON) tools/engine_text.py $(BENCH_TEXT) $<.map
 
 $(BENCH_DIR)/bench_engine: bench/bench_engine.c $(BUILD)/libedge.a engine/include/edge/edge.h
 	@mkdir -p $(dir $@)

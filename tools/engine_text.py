@@ -5,16 +5,19 @@ members and from an op registry object linked beside it (registry.o), after
 --gc-sections.
 
     tools/engine_text.py build/cortex-m4/firmware-kws.elf.map ...
+    tools/engine_text.py --objects MAP      bytes per object, largest first
+    tools/engine_text.py --functions MAP    bytes per function section
 
 prints, per map, the bytes and the map's name; `make size` and `make bench`
-use it."""
+use it. The per-object and per-function listings are for size work."""
 import os
 import re
 import sys
 
 
-def engine_text(map_path):
-    """Returns (total bytes, {object: bytes})."""
+def engine_text(map_path, functions=False):
+    """Returns (total bytes, {object: bytes}), or with functions=True
+    (total bytes, {(object, section): bytes})."""
     with open(map_path) as fh:
         txt = fh.read()
     body = txt[txt.find("Linker script and memory map"):]
@@ -34,7 +37,8 @@ def engine_text(map_path):
         base = os.path.basename(src)
         if base.startswith("libedge.a(") or base == "registry.o":
             obj = base[len("libedge.a("):-1] if base.startswith("libedge.a(") else base
-            per[obj] = per.get(obj, 0) + size
+            key = (obj, name) if functions else obj
+            per[key] = per.get(key, 0) + size
     return sum(per.values()), per
 
 
@@ -42,8 +46,13 @@ def main(argv):
     if len(argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    for path in argv[1:]:
-        print(engine_text(path)[0], path)
+    mode = argv[1] if argv[1] in ("--objects", "--functions") else None
+    paths = argv[2:] if mode else argv[1:]
+    for path in paths:
+        total, per = engine_text(path, functions=mode == "--functions")
+        print(total, path)
+        for key, size in sorted(per.items(), key=lambda kv: -kv[1]) if mode else ():
+            print(f"{size:8d}  {key if mode == '--objects' else key[0] + ' ' + key[1]}")
     return 0
 
 
