@@ -281,10 +281,8 @@ edge_status edge_addsub_prepare(edge_op_ctx *c, int sub) {
     }
 
     edge_stream_elementwise(c, in1, in2, out);
-    if (!c->params) {
+    if (!c->params) { /* the loader zeroed the other sizes */
         op->params_bytes = (uint32_t)sizeof(add_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
         return EDGE_OK;
     }
     *(add_params *)c->params = p;

@@ -103,10 +103,8 @@ static edge_status prepare(edge_op_ctx *c) {
     }
 
     edge_stream_elementwise(c, in1, in2, out);
-    if (!c->params) {
+    if (!c->params) { /* the loader zeroed the other sizes */
         op->params_bytes = (uint32_t)sizeof(mul_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
         return EDGE_OK;
     }
     *(mul_params *)c->params = p;
