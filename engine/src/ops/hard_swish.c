@@ -82,11 +82,11 @@ static int16_t wrap16(int32_t v) {
     return (int16_t)(low >= 0x8000 ? low - 0x10000 : low);
 }
 
+/* A shift by 16 saturates every nonzero int16 already, so the amount is
+ * capped there and the product stays in int32 (no 64-bit math). */
 static int16_t saturating_left_shift16(int16_t v, int amount) {
-    int64_t r = (int64_t)v * ((int64_t)1 << amount);
-    if (r > INT16_MAX) r = INT16_MAX;
-    if (r < INT16_MIN) r = INT16_MIN;
-    return (int16_t)r;
+    const int32_t r = (int32_t)v * ((int32_t)1 << (amount < 16 ? amount : 16));
+    return (int16_t)edge_clamp_i32(r, INT16_MIN, INT16_MAX);
 }
 
 /* SQDMULH: the doubling high half, truncated toward zero. */
