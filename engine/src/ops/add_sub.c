@@ -45,15 +45,27 @@ typedef struct add_params {
 /* TFLite's CheckedLog2: x counts as a power of two when log2(x) is within
  * 1e-3 of an integer. Without libm: x = f * 2^e with f in [0.5, 1); the
  * nearest integer is e - 1 below f = sqrt(1/2), else e, and the distance
- * test becomes a ratio test against 2^(+-0.001). */
+ * test becomes a ratio test against 2^(+-0.001). All on the float's bits:
+ * f = m / 2^24 with the 24-bit significand m, so each bound is an integer
+ * (sqrt(1/2) * 2^24 = 11863283.2, 2^0.001 * 2^23 = 8394424.6, 2^-0.001 *
+ * 2^24 = 16765590.9). */
 static int checked_log2(float x, int *log2_rounded) {
-    int e;
-    if (!(x > 0.0f)) return 0;
-    const double f = edge_frexp((double)x, &e);
-    const int lower = f <= 0.70710678118654752;
-    const double ratio = lower ? 2.0 * f : f; /* x / 2^rounded */
+    union { float f; uint32_t u; } v;
+    v.f = x;
+    if (!(x > 0.0f) || v.u >= 0x7f800000u) return 0; /* also NaN and inf */
+    int e = (int)(v.u >> 23) - 126;
+    uint32_t m = v.u & 0x7fffffu;
+    if (e == -126) { /* subnormal: normalise */
+        e++;
+        while (!(m & 0x800000u)) {
+            m <<= 1;
+            e--;
+        }
+    }
+    m |= 0x800000u;
+    const int lower = m <= 11863283u;
     *log2_rounded = lower ? e - 1 : e;
-    return ratio > 0.99930709299 && ratio < 1.00069338746;
+    return lower ? m <= 8394424u : m >= 16765591u;
 }
 
 static int32_t clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
