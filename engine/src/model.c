@@ -42,7 +42,7 @@ static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32
     r->alias_of = -1;
     const char *name = fb_string(t, TENSOR_NAME);
     r->t.name = name ? name : no_name;
-    r->t.type = (edge_type)fb_i8(t, TENSOR_TYPE, 0);
+    r->t.type = (edge_type)(int8_t)fb_u8(t, TENSOR_TYPE, 0);
     r->is_variable = fb_u8(t, TENSOR_IS_VARIABLE, 0) != 0;
     if (fb_has(t, TENSOR_SPARSITY))
         return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': sparse tensors are not supported", i,
@@ -131,7 +131,8 @@ static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32
     r->buffer = fb_u32(t, TENSOR_BUFFER, 0);
     if (r->buffer > 0) {
         fb_table b = fb_vec_table(buffers, r->buffer);
-        if (fb_u64(b, BUFFER_OFFSET, 0) > 1)
+        const uint32_t off = fb_field(b, BUFFER_OFFSET, 8);
+        if (off && fb_rd_u64(b.buf + off) > 1)
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
                              "tensor %u '%s': data stored outside the flatbuffer is not supported", i,
                              r->t.name);
@@ -312,7 +313,7 @@ static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i
     op->scratch_offset = -1;
     fb_table code = fb_vec_table(opcodes, fb_u32(o, OP_OPCODE_INDEX, 0));
     /* The real code is the larger of the old byte field and the int32 one. */
-    int32_t dep = fb_i8(code, OPCODE_DEPRECATED_BUILTIN, 0);
+    int32_t dep = (int8_t)fb_u8(code, OPCODE_DEPRECATED_BUILTIN, 0);
     int32_t ext = fb_i32(code, OPCODE_BUILTIN, 0);
     const int32_t opcode = dep > ext ? dep : ext;
     fb_vec in = fb_vec_field(o, OP_INPUTS, 4), out = fb_vec_field(o, OP_OUTPUTS, 4);
