@@ -9,11 +9,6 @@
 #include "model.h"
 #include "verify_schema.h"
 
-typedef struct vctx {
-    edge_model *m;
-    uint32_t n_buffers;
-} vctx;
-
 /* ---- schema walk: the checks of flatc's generated Verify() functions ----
  * Every table reachable from the root is checked field by field against the
  * schema (verify_schema.h): scalars aligned to their size and in bounds,
@@ -175,100 +170,139 @@ static edge_status schema_walk(edge_model *m) {
     return EDGE_OK;
 }
 
-static edge_status bad(vctx *v, const char *what, uint32_t i, const char *field) {
-    return edge_fail(v->m, EDGE_ERR_MODEL, "%s[%u].%s is out of bounds or invalid",
-                     what, i, field);
-}
+/* ---- the reader's view: every field the loader reads, through fb.c ----
+ * Each table's fields are checked in a fixed order by a small list; the
+ * first that fails names itself: "<what>[<i>].<field> is out of bounds or
+ * invalid". An absent field passes (but an absent opcode_index is 0). */
+enum {
+    V_VEC,     /* a vector of `elem`-byte scalars */
+    V_STRING,
+    V_TABLE,
+    V_TABLES,  /* a vector of sound tables */
+    V_BUFFER,  /* a buffer index */
+    V_OPCODE,  /* an opcode index (0 when absent) */
+    V_INPUTS,  /* tensor indices, -1 (none) allowed */
+    V_TENSORS  /* tensor indices */
+};
 
-/* Present-but-broken vectors fail; absent ones pass. */
-static int vec_ok(fb_table t, uint32_t field, uint32_t elem) {
-    if (!fb_has(t, field)) return 1;
-    return fb_vec_field(t, field, elem).buf != 0;
-}
+typedef struct vcheck {
+    uint8_t field, kind, elem;
+    const char *name;
+} vcheck;
 
-static int table_field_ok(fb_table t, uint32_t field) {
-    if (!fb_has(t, field)) return 1;
-    return fb_table_ok(fb_table_field(t, field));
-}
+typedef struct vctx {
+    edge_model *m;
+    uint32_t n_buffers, n_opcodes, n_tensors;
+} vctx;
 
-static int string_ok(fb_table t, uint32_t field) {
-    if (!fb_has(t, field)) return 1;
-    return fb_string(t, field) != 0;
-}
-
-/* A vector of tables whose every element is a sound table. */
-static int table_vec_ok(fb_table t, uint32_t field, fb_vec *out) {
-    fb_vec v = fb_vec_field(t, field, 4);
-    *out = v;
-    if (fb_has(t, field) && !v.buf) return 0;
-    for (uint32_t i = 0; i < v.count; i++) {
-        if (!fb_table_ok(fb_vec_table(v, i))) return 0;
+static int field_ok(const vctx *v, fb_table t, const vcheck *c) {
+    if (c->kind == V_OPCODE) return fb_u32(t, c->field, 0) < v->n_opcodes;
+    if (!fb_has(t, c->field)) return 1;
+    switch (c->kind) {
+    case V_STRING: return fb_string(t, c->field) != 0;
+    case V_TABLE: return fb_table_ok(fb_table_field(t, c->field));
+    case V_BUFFER: return fb_u32(t, c->field, 0) < v->n_buffers;
+    default: break;
+    }
+    fb_vec x = fb_vec_field(t, c->field, c->elem);
+    if (!x.buf) return 0;
+    for (uint32_t i = 0; i < x.count; i++) {
+        if (c->kind == V_TABLES && !fb_table_ok(fb_vec_table(x, i))) return 0;
+        if (c->kind >= V_INPUTS) {
+            int32_t e = fb_i32_at(x.buf + x.pos, i);
+            if (e < (c->kind == V_INPUTS ? -1 : 0) || (e >= 0 && (uint32_t)e >= v->n_tensors)) return 0;
+        }
     }
     return 1;
 }
 
-static int indices_ok(fb_table t, uint32_t field, int32_t lo, uint32_t n) {
-    fb_vec v = fb_vec_field(t, field, 4);
-    if (fb_has(t, field) && !v.buf) return 0;
-    for (uint32_t i = 0; i < v.count; i++) {
-        int32_t x = fb_i32_at(v.buf + v.pos, i);
-        if (x < lo || (x >= 0 && (uint32_t)x >= n)) return 0;
-    }
-    return 1;
-}
-
-static edge_status verify_tensor(vctx *v, fb_table t, uint32_t i) {
-    if (!vec_ok(t, TENSOR_SHAPE, 4)) return bad(v, "tensors", i, "shape");
-    if (!string_ok(t, TENSOR_NAME)) return bad(v, "tensors", i, "name");
-    if (fb_u32(t, TENSOR_BUFFER, 0) >= v->n_buffers && fb_has(t, TENSOR_BUFFER))
-        return bad(v, "tensors", i, "buffer");
-    if (!table_field_ok(t, TENSOR_QUANTIZATION)) return bad(v, "tensors", i, "quantization");
-    fb_table q = fb_table_field(t, TENSOR_QUANTIZATION);
-    if (!fb_is_null(q)) {
-        if (!vec_ok(q, QUANT_MIN, 4) || !vec_ok(q, QUANT_MAX, 4))
-            return bad(v, "tensors", i, "quantization.min/max");
-        if (!vec_ok(q, QUANT_SCALE, 4)) return bad(v, "tensors", i, "quantization.scale");
-        if (!vec_ok(q, QUANT_ZERO_POINT, 8)) return bad(v, "tensors", i, "quantization.zero_point");
-        if (!table_field_ok(q, QUANT_DETAILS)) return bad(v, "tensors", i, "quantization.details");
-    }
-    if (!table_field_ok(t, TENSOR_SPARSITY)) return bad(v, "tensors", i, "sparsity");
+/* Table `what`[i] against its list: EDGE_OK or the first failing field. */
+static edge_status check(const vctx *v, fb_table t, const vcheck *c, uint32_t n, const char *what,
+                         uint32_t i) {
+    for (; n; n--, c++)
+        if (!field_ok(v, t, c))
+            return edge_fail(v->m, EDGE_ERR_MODEL, "%s[%u].%s is out of bounds or invalid", what, i,
+                             c->name);
     return EDGE_OK;
 }
 
-static edge_status verify_operator(vctx *v, fb_table op, uint32_t i, uint32_t n_opcodes,
-                                   uint32_t n_tensors) {
-    if (!fb_has(op, OP_OPCODE_INDEX) && n_opcodes == 0) return bad(v, "operators", i, "opcode_index");
-    if (fb_u32(op, OP_OPCODE_INDEX, 0) >= n_opcodes) return bad(v, "operators", i, "opcode_index");
-    if (!indices_ok(op, OP_INPUTS, -1, n_tensors)) return bad(v, "operators", i, "inputs");
-    if (!indices_ok(op, OP_OUTPUTS, 0, n_tensors)) return bad(v, "operators", i, "outputs");
-    if (!indices_ok(op, OP_INTERMEDIATES, 0, n_tensors)) return bad(v, "operators", i, "intermediates");
-    if (!table_field_ok(op, OP_OPTIONS)) return bad(v, "operators", i, "builtin_options");
-    if (!vec_ok(op, OP_CUSTOM_OPTIONS, 1)) return bad(v, "operators", i, "custom_options");
-    return EDGE_OK;
-}
-
-static edge_status verify_subgraph(vctx *v, fb_table sg, uint32_t s, uint32_t n_opcodes) {
-    fb_vec tensors, ops;
-    if (!table_vec_ok(sg, SUBGRAPH_TENSORS, &tensors)) return bad(v, "subgraphs", s, "tensors");
-    if (!table_vec_ok(sg, SUBGRAPH_OPERATORS, &ops)) return bad(v, "subgraphs", s, "operators");
-    if (!string_ok(sg, SUBGRAPH_NAME)) return bad(v, "subgraphs", s, "name");
-    if (!indices_ok(sg, SUBGRAPH_INPUTS, 0, tensors.count)) return bad(v, "subgraphs", s, "inputs");
-    if (!indices_ok(sg, SUBGRAPH_OUTPUTS, 0, tensors.count)) return bad(v, "subgraphs", s, "outputs");
-    for (uint32_t i = 0; i < tensors.count; i++) {
-        edge_status st = verify_tensor(v, fb_vec_table(tensors, i), i);
-        if (st) return st;
-    }
-    for (uint32_t i = 0; i < ops.count; i++) {
-        edge_status st = verify_operator(v, fb_vec_table(ops, i), i, n_opcodes, tensors.count);
+/* Every element of a (checked) vector of tables against one list. */
+static edge_status check_each(const vctx *v, fb_table t, uint32_t field, const vcheck *c, uint32_t n,
+                              const char *what) {
+    fb_vec x = fb_vec_field(t, field, 4);
+    for (uint32_t i = 0; i < x.count; i++) {
+        edge_status st = check(v, fb_vec_table(x, i), c, n, what, i);
         if (st) return st;
     }
     return EDGE_OK;
+}
+
+#define N_CHECKS(a) (uint32_t)(sizeof(a) / sizeof(a[0]))
+
+static const vcheck tensor_checks[] = {
+    {TENSOR_SHAPE, V_VEC, 4, "shape"},
+    {TENSOR_NAME, V_STRING, 0, "name"},
+    {TENSOR_BUFFER, V_BUFFER, 0, "buffer"},
+    {TENSOR_QUANTIZATION, V_TABLE, 0, "quantization"},
+};
+static const vcheck quant_checks[] = {
+    {QUANT_MIN, V_VEC, 4, "quantization.min/max"},
+    {QUANT_MAX, V_VEC, 4, "quantization.min/max"},
+    {QUANT_SCALE, V_VEC, 4, "quantization.scale"},
+    {QUANT_ZERO_POINT, V_VEC, 8, "quantization.zero_point"},
+    {QUANT_DETAILS, V_TABLE, 0, "quantization.details"},
+};
+static const vcheck sparsity_check[] = {{TENSOR_SPARSITY, V_TABLE, 0, "sparsity"}};
+static const vcheck operator_checks[] = {
+    {OP_OPCODE_INDEX, V_OPCODE, 0, "opcode_index"},
+    {OP_INPUTS, V_INPUTS, 4, "inputs"},
+    {OP_OUTPUTS, V_TENSORS, 4, "outputs"},
+    {OP_INTERMEDIATES, V_TENSORS, 4, "intermediates"},
+    {OP_OPTIONS, V_TABLE, 0, "builtin_options"},
+    {OP_CUSTOM_OPTIONS, V_VEC, 1, "custom_options"},
+};
+static const vcheck subgraph_checks[] = {
+    {SUBGRAPH_TENSORS, V_TABLES, 4, "tensors"},
+    {SUBGRAPH_OPERATORS, V_TABLES, 4, "operators"},
+    {SUBGRAPH_NAME, V_STRING, 0, "name"},
+    {SUBGRAPH_INPUTS, V_TENSORS, 4, "inputs"},
+    {SUBGRAPH_OUTPUTS, V_TENSORS, 4, "outputs"},
+};
+/* The model's fields, each with the list its elements get (if any). */
+static const vcheck model_checks[] = {
+    {MODEL_BUFFERS, V_TABLES, 4, "buffers"},
+    {MODEL_OPCODES, V_TABLES, 4, "operator_codes"},
+    {MODEL_METADATA, V_TABLES, 4, "metadata"},
+    {MODEL_DESCRIPTION, V_STRING, 0, "description"},
+    {MODEL_METADATA_BUFFER, V_VEC, 4, "metadata_buffer"},
+    {MODEL_SUBGRAPHS, V_TABLES, 4, "subgraphs"},
+};
+static const vcheck buffer_checks[] = {{BUFFER_DATA, V_VEC, 1, "data"}};
+static const vcheck opcode_checks[] = {{OPCODE_CUSTOM, V_STRING, 0, "custom_code"}};
+static const vcheck metadata_checks[] = {
+    {METADATA_NAME, V_STRING, 0, "name"},
+    {METADATA_BUFFER, V_BUFFER, 0, "buffer"},
+};
+
+static edge_status verify_subgraph(vctx *v, fb_table sg, uint32_t s) {
+    fb_vec tensors = fb_vec_field(sg, SUBGRAPH_TENSORS, 4);
+    v->n_tensors = tensors.count;
+    edge_status st = check(v, sg, subgraph_checks, N_CHECKS(subgraph_checks), "subgraphs", s);
+    for (uint32_t i = 0; !st && i < tensors.count; i++) {
+        fb_table t = fb_vec_table(tensors, i);
+        st = check(v, t, tensor_checks, N_CHECKS(tensor_checks), "tensors", i);
+        fb_table q = fb_table_field(t, TENSOR_QUANTIZATION);
+        if (!st && !fb_is_null(q)) st = check(v, q, quant_checks, N_CHECKS(quant_checks), "tensors", i);
+        if (!st) st = check(v, t, sparsity_check, 1, "tensors", i);
+    }
+    if (st) return st;
+    return check_each(v, sg, SUBGRAPH_OPERATORS, operator_checks, N_CHECKS(operator_checks), "operators");
 }
 
 edge_status edge_verify_model(edge_model *m, fb_table root) {
-    vctx v = {m, 0};
-    edge_status sw = schema_walk(m);
-    if (sw) return sw;
+    vctx v = {m, 0, 0, 0};
+    edge_status st = schema_walk(m);
+    if (st) return st;
     if (fb_is_null(root) || !fb_table_ok(root))
         return edge_fail(m, EDGE_ERR_MODEL,
                          "not a TFLite flatbuffer: the root table lies outside the %zu-byte buffer",
@@ -277,31 +311,22 @@ edge_status edge_verify_model(edge_model *m, fb_table root) {
     if (version != EDGE_SCHEMA_VERSION)
         return edge_fail(m, EDGE_ERR_MODEL, "model schema version is %u; only version %u is supported",
                          version, (unsigned)EDGE_SCHEMA_VERSION);
-    fb_vec buffers, opcodes, subgraphs, metadata;
-    if (!table_vec_ok(root, MODEL_BUFFERS, &buffers)) return bad(&v, "model", 0, "buffers");
-    v.n_buffers = buffers.count;
-    for (uint32_t i = 0; i < buffers.count; i++) {
-        fb_table b = fb_vec_table(buffers, i);
-        if (!vec_ok(b, BUFFER_DATA, 1)) return bad(&v, "buffers", i, "data");
-    }
-    if (!table_vec_ok(root, MODEL_OPCODES, &opcodes)) return bad(&v, "model", 0, "operator_codes");
-    for (uint32_t i = 0; i < opcodes.count; i++) {
-        if (!string_ok(fb_vec_table(opcodes, i), OPCODE_CUSTOM))
-            return bad(&v, "operator_codes", i, "custom_code");
-    }
-    if (!table_vec_ok(root, MODEL_METADATA, &metadata)) return bad(&v, "model", 0, "metadata");
-    for (uint32_t i = 0; i < metadata.count; i++) {
-        fb_table md = fb_vec_table(metadata, i);
-        if (!string_ok(md, METADATA_NAME)) return bad(&v, "metadata", i, "name");
-        if (fb_u32(md, METADATA_BUFFER, 0) >= buffers.count && fb_has(md, METADATA_BUFFER))
-            return bad(&v, "metadata", i, "buffer");
-    }
-    if (!string_ok(root, MODEL_DESCRIPTION)) return bad(&v, "model", 0, "description");
-    if (!vec_ok(root, MODEL_METADATA_BUFFER, 4)) return bad(&v, "model", 0, "metadata_buffer");
-    if (!table_vec_ok(root, MODEL_SUBGRAPHS, &subgraphs)) return bad(&v, "model", 0, "subgraphs");
+    v.n_buffers = fb_vec_field(root, MODEL_BUFFERS, 4).count;
+    v.n_opcodes = fb_vec_field(root, MODEL_OPCODES, 4).count;
+    /* In this order: buffers, their data, operator codes, their custom
+     * codes, metadata, their names and buffers, then the rest. */
+    if ((st = check(&v, root, &model_checks[0], 1, "model", 0)) ||
+        (st = check_each(&v, root, MODEL_BUFFERS, buffer_checks, 1, "buffers")) ||
+        (st = check(&v, root, &model_checks[1], 1, "model", 0)) ||
+        (st = check_each(&v, root, MODEL_OPCODES, opcode_checks, 1, "operator_codes")) ||
+        (st = check(&v, root, &model_checks[2], 1, "model", 0)) ||
+        (st = check_each(&v, root, MODEL_METADATA, metadata_checks, 2, "metadata")) ||
+        (st = check(&v, root, &model_checks[3], 3, "model", 0)))
+        return st;
+    fb_vec subgraphs = fb_vec_field(root, MODEL_SUBGRAPHS, 4);
     if (subgraphs.count == 0) return edge_fail(m, EDGE_ERR_MODEL, "model has no subgraphs");
     for (uint32_t s = 0; s < subgraphs.count; s++) {
-        edge_status st = verify_subgraph(&v, fb_vec_table(subgraphs, s), s, opcodes.count);
+        st = verify_subgraph(&v, fb_vec_table(subgraphs, s), s);
         if (st) return st;
     }
     return EDGE_OK;
