@@ -34,13 +34,18 @@ typedef struct wctx {
     uint32_t bad_field;
 } wctx;
 
-/* flatbuffers::Verifier::Verify: len < size and the range inside. */
-static int w_in(const wctx *w, uint64_t at, uint64_t n) { return n < w->len && at <= w->len - n; }
-static int w_aligned(uint64_t at, uint32_t a) { return (at & (a - 1u)) == 0; }
+/* Positions are 32-bit: the buffer is under 2^31 bytes, so a position
+ * plus a uoffset (< 2^31) or a vector's bytes (< 2^31) cannot wrap; the one
+ * sum that could (a vector element's uoffset, any u32) is clamped to len,
+ * which fails the same way every larger position does. */
 
-static int w_fail(wctx *w, uint64_t at, uint16_t table, uint32_t field) {
+/* flatbuffers::Verifier::Verify: len < size and the range inside. */
+static int w_in(const wctx *w, uint32_t at, uint32_t n) { return n < w->len && at <= w->len - n; }
+static int w_aligned(uint32_t at, uint32_t a) { return (at & (a - 1u)) == 0; }
+
+static int w_fail(wctx *w, uint32_t at, uint16_t table, uint32_t field) {
     if (!w->bad_table) {
-        w->bad_at = (uint32_t)(at < w->len ? at : w->len);
+        w->bad_at = at < w->len ? at : w->len;
         w->bad_table = vs_tables[table].name;
         w->bad_field = field;
     }
@@ -49,48 +54,46 @@ static int w_fail(wctx *w, uint64_t at, uint16_t table, uint32_t field) {
 
 /* A vector or string at `at`: length field aligned and inside, the data
  * inside; *end gets the offset just past the data. */
-static int w_vector(const wctx *w, uint64_t at, uint32_t elem, uint64_t *end, uint32_t *count) {
+static int w_vector(const wctx *w, uint32_t at, uint32_t elem, uint32_t *end, uint32_t *count) {
     if (!w_aligned(at, 4) || !w_in(w, at, 4)) return 0;
     uint32_t n = fb_rd_u32(w->b + at);
     if (n >= VS_MAX_BUFFER / elem) return 0;
-    uint64_t bytes = 4u + (uint64_t)elem * n;
+    uint32_t bytes = 4u + elem * n;
     *end = at + bytes;
     *count = n;
     return w_in(w, at, bytes);
 }
 
-static int w_string(const wctx *w, uint64_t at) {
-    uint64_t end;
-    uint32_t n;
+static int w_string(const wctx *w, uint32_t at) {
+    uint32_t end, n;
     return w_vector(w, at, 1, &end, &n) && w_in(w, end, 1) && w->b[end] == 0;
 }
 
 /* The uoffset stored at `at` (a table field): its target, or 0. */
-static uint64_t w_offset(const wctx *w, uint64_t at) {
+static uint32_t w_offset(const wctx *w, uint32_t at) {
     if (!w_aligned(at, 4) || !w_in(w, at, 4)) return 0;
     uint32_t o = fb_rd_u32(w->b + at);
     if (o == 0 || o > 0x7fffffffu || !w_in(w, at + o, 1)) return 0;
     return at + o;
 }
 
-static int w_table(wctx *w, uint64_t at, uint16_t tid, uint32_t depth);
+static int w_table(wctx *w, uint32_t at, uint16_t tid, uint32_t depth);
 
-static int w_field(wctx *w, uint64_t tpos, uint64_t vt, uint16_t vsize, uint16_t tid, uint32_t f,
+static int w_field(wctx *w, uint32_t tpos, uint32_t vt, uint16_t vsize, uint16_t tid, uint32_t f,
                    uint32_t depth) {
     const vs_field *d = &vs_fields[vs_tables[tid].first + f];
     uint32_t slot = 4u + 2u * f;
     if (d->kind == VS_NONE || slot >= vsize) return 1;
     uint16_t off = fb_rd_u16(w->b + vt + slot);
     if (off == 0) return 1;
-    uint64_t at = tpos + off;
+    uint32_t at = tpos + off;
     if (d->kind == VS_SCALAR) {
         if (!w_aligned(at, d->size) || !w_in(w, at, d->size)) return w_fail(w, at, tid, f);
         return 1;
     }
-    uint64_t p = w_offset(w, at);
+    uint32_t p = w_offset(w, at);
     if (!p) return w_fail(w, at, tid, f);
-    uint64_t end;
-    uint32_t n;
+    uint32_t end, n;
     switch (d->kind) {
     case VS_STRING:
         return w_string(w, p) ? 1 : w_fail(w, p, tid, f);
@@ -105,8 +108,8 @@ static int w_field(wctx *w, uint64_t tpos, uint64_t vt, uint16_t vsize, uint16_t
     case VS_VEC_TABLE:
         if (!w_vector(w, p, 4, &end, &n)) return w_fail(w, p, tid, f);
         for (uint32_t i = 0; i < n; i++) {
-            uint64_t e = p + 4u + 4u * (uint64_t)i;
-            uint64_t q = e + fb_rd_u32(w->b + e);
+            uint32_t e = p + 4u + 4u * i, rel = fb_rd_u32(w->b + e);
+            uint32_t q = rel <= w->len - e ? e + rel : w->len;
             int ok = d->kind == VS_VEC_STRING ? w_string(w, q) : w_table(w, q, d->ref, depth + 1);
             if (!ok) return w_fail(w, q, tid, f);
         }
@@ -126,17 +129,17 @@ static int w_field(wctx *w, uint64_t tpos, uint64_t vt, uint16_t vsize, uint16_t
     }
 }
 
-static int w_table(wctx *w, uint64_t at, uint16_t tid, uint32_t depth) {
+static int w_table(wctx *w, uint32_t at, uint16_t tid, uint32_t depth) {
     if (++w->tables > VS_MAX_TABLES || depth > VS_MAX_DEPTH) return w_fail(w, at, tid, 0xffffu);
     if (!w_aligned(at, 4) || !w_in(w, at, 4)) return w_fail(w, at, tid, 0xffffu);
-    int64_t vt = (int64_t)at - (int64_t)fb_rd_i32(w->b + at);
-    if (vt < 0 || !w_aligned((uint64_t)vt, 2) || !w_in(w, (uint64_t)vt, 2))
-        return w_fail(w, at, tid, 0xffffu);
+    /* at - soffset modulo 2^32: a vtable "below 0" wraps past 2^31. */
+    uint32_t vt = at - fb_rd_u32(w->b + at);
+    if (!w_aligned(vt, 2) || !w_in(w, vt, 2)) return w_fail(w, at, tid, 0xffffu);
     uint16_t vsize = fb_rd_u16(w->b + vt);
-    if ((vsize & 1u) || !w_in(w, (uint64_t)vt, vsize)) return w_fail(w, at, tid, 0xffffu);
+    if ((vsize & 1u) || !w_in(w, vt, vsize)) return w_fail(w, at, tid, 0xffffu);
     /* The union type field is read before its value is verified. */
     for (uint32_t f = 0; f < vs_tables[tid].count; f++) {
-        if (!w_field(w, at, (uint64_t)vt, vsize, tid, f, depth)) return 0;
+        if (!w_field(w, at, vt, vsize, tid, f, depth)) return 0;
     }
     return 1;
 }
@@ -150,7 +153,7 @@ static edge_status schema_walk(edge_model *m) {
         if (m->data[4 + i] != (uint8_t)id[i])
             return edge_fail(m, EDGE_ERR_MODEL,
                              "not a TFLite flatbuffer: the file identifier is not \"%s\"", id);
-    uint64_t root = w_offset(&w, 0);
+    uint32_t root = w_offset(&w, 0);
     if (!root)
         return edge_fail(m, EDGE_ERR_MODEL,
                          "not a TFLite flatbuffer: the root table lies outside the %zu-byte buffer",
