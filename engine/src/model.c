@@ -53,7 +53,9 @@ static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32
         return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': rank %u exceeds the engine's %d", i,
                          r->t.name, shape.count, EDGE_MAX_DIMS);
     r->t.rank = (int32_t)shape.count;
-    uint64_t numel = 1;
+    /* Sizes in 32-bit math (a 64-bit product is a call on the M4):
+     * n * v > M exactly when v != 0 and n > M / v. */
+    uint32_t numel = 1;
     for (uint32_t d = 0; d < shape.count; d++) {
         int32_t v = fb_i32_at(fb_vec_data(shape), d);
         r->t.dims[d] = v;
@@ -61,15 +63,15 @@ static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
                              "tensor %u '%s': dimension %u is %d (dynamic shapes are not supported)", i,
                              r->t.name, d, v);
-        numel *= (uint64_t)v;
-        if (numel > 0x7fffffffu)
+        if (v && numel > 0x7fffffffu / (uint32_t)v)
             return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': more than 2^31 elements", i,
                              r->t.name);
+        numel *= (uint32_t)v;
     }
-    uint64_t bytes = numel * edge_type_size(r->t.type);
-    if (bytes > 0x7fffffffu)
+    const uint32_t esize = (uint32_t)edge_type_size(r->t.type);
+    if (esize && numel > 0x7fffffffu / esize)
         return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': larger than 2 GiB", i, r->t.name);
-    r->t.bytes = (size_t)bytes;
+    r->t.bytes = (size_t)numel * esize;
 
     fb_table q = fb_table_field(t, TENSOR_QUANTIZATION);
     if (!fb_is_null(q)) {
@@ -101,13 +103,14 @@ static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32
         }
         /* A zero point outside its type's range is meaningless and would
          * overflow the kernels' offset arithmetic (found by fuzzing). */
-        int64_t zlo = -0x80000000ll, zhi = 0x7fffffffll;
+        int32_t zlo = INT32_MIN, zhi = INT32_MAX;
         if (r->t.type == EDGE_INT8) zlo = -128, zhi = 127;
         else if (r->t.type == EDGE_UINT8) zlo = 0, zhi = 255;
         else if (r->t.type == EDGE_INT16) zlo = -32768, zhi = 32767;
         for (uint32_t k = 0; k < zp.count; k++) {
-            int64_t z = fb_i64_at(r->q_zero, k);
-            if (z < zlo || z > zhi)
+            const int64_t z = fb_i64_at(r->q_zero, k);
+            const int32_t z32 = (int32_t)z;
+            if (z32 != z || z32 < zlo || z32 > zhi)
                 return edge_fail(m, EDGE_ERR_MODEL,
                                  "tensor %u '%s': zero point %ld is outside the %s range", i,
                                  r->t.name, (long)z, edge_type_name(r->t.type));
