@@ -286,6 +286,18 @@ static const vcheck metadata_checks[] = {
     {METADATA_NAME, V_STRING, 0, "name"},
     {METADATA_BUFFER, V_BUFFER, 0, "buffer"},
 };
+/* The list each element of model_checks[k] gets, if any. */
+typedef struct vlist {
+    const vcheck *c;
+    uint32_t n;
+    const char *what;
+} vlist;
+static const vlist model_elements[] = {
+    {buffer_checks, 1, "buffers"},
+    {opcode_checks, 1, "operator_codes"},
+    {metadata_checks, 2, "metadata"},
+    {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+};
 
 static edge_status verify_subgraph(vctx *v, fb_table sg, uint32_t s) {
     fb_vec tensors = fb_vec_field(sg, SUBGRAPH_TENSORS, 4);
@@ -318,14 +330,11 @@ edge_status edge_verify_model(edge_model *m, fb_table root) {
     v.n_opcodes = fb_vec_field(root, MODEL_OPCODES, 4).count;
     /* In this order: buffers, their data, operator codes, their custom
      * codes, metadata, their names and buffers, then the rest. */
-    if ((st = check(&v, root, &model_checks[0], 1, "model", 0)) ||
-        (st = check_each(&v, root, MODEL_BUFFERS, buffer_checks, 1, "buffers")) ||
-        (st = check(&v, root, &model_checks[1], 1, "model", 0)) ||
-        (st = check_each(&v, root, MODEL_OPCODES, opcode_checks, 1, "operator_codes")) ||
-        (st = check(&v, root, &model_checks[2], 1, "model", 0)) ||
-        (st = check_each(&v, root, MODEL_METADATA, metadata_checks, 2, "metadata")) ||
-        (st = check(&v, root, &model_checks[3], 3, "model", 0)))
-        return st;
+    for (uint32_t k = 0; k < N_CHECKS(model_checks); k++) {
+        if ((st = check(&v, root, &model_checks[k], 1, "model", 0))) return st;
+        const vlist *e = &model_elements[k];
+        if (e->n && (st = check_each(&v, root, model_checks[k].field, e->c, e->n, e->what))) return st;
+    }
     fb_vec subgraphs = fb_vec_field(root, MODEL_SUBGRAPHS, 4);
     if (subgraphs.count == 0) return edge_fail(m, EDGE_ERR_MODEL, "model has no subgraphs");
     for (uint32_t s = 0; s < subgraphs.count; s++) {
