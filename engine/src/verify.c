@@ -185,7 +185,8 @@ enum {
     V_BUFFER,  /* a buffer index */
     V_OPCODE,  /* an opcode index (0 when absent) */
     V_INPUTS,  /* tensor indices, -1 (none) allowed */
-    V_TENSORS  /* tensor indices */
+    V_TENSORS, /* tensor indices */
+    V_QUANT    /* the quantization table's own fields (quant_checks) */
 };
 
 typedef struct vcheck {
@@ -219,13 +220,30 @@ static int field_ok(const vctx *v, fb_table t, const vcheck *c) {
     return 1;
 }
 
+#define N_CHECKS(a) (uint32_t)(sizeof(a) / sizeof(a[0]))
+
+static const vcheck quant_checks[] = {
+    {QUANT_MIN, V_VEC, 4, "quantization.min/max"},
+    {QUANT_MAX, V_VEC, 4, "quantization.min/max"},
+    {QUANT_SCALE, V_VEC, 4, "quantization.scale"},
+    {QUANT_ZERO_POINT, V_VEC, 8, "quantization.zero_point"},
+    {QUANT_DETAILS, V_TABLE, 0, "quantization.details"},
+};
+
 /* Table `what`[i] against its list: EDGE_OK or the first failing field. */
 static edge_status check(const vctx *v, fb_table t, const vcheck *c, uint32_t n, const char *what,
                          uint32_t i) {
-    for (; n; n--, c++)
-        if (!field_ok(v, t, c))
+    for (; n; n--, c++) {
+        if (c->kind == V_QUANT) {
+            fb_table q = fb_table_field(t, c->field);
+            edge_status st =
+                fb_is_null(q) ? EDGE_OK : check(v, q, quant_checks, N_CHECKS(quant_checks), what, i);
+            if (st) return st;
+        } else if (!field_ok(v, t, c)) {
             return edge_fail(v->m, EDGE_ERR_MODEL, "%s[%u].%s is out of bounds or invalid", what, i,
                              c->name);
+        }
+    }
     return EDGE_OK;
 }
 
@@ -240,22 +258,14 @@ static edge_status check_each(const vctx *v, fb_table t, uint32_t field, const v
     return EDGE_OK;
 }
 
-#define N_CHECKS(a) (uint32_t)(sizeof(a) / sizeof(a[0]))
-
 static const vcheck tensor_checks[] = {
     {TENSOR_SHAPE, V_VEC, 4, "shape"},
     {TENSOR_NAME, V_STRING, 0, "name"},
     {TENSOR_BUFFER, V_BUFFER, 0, "buffer"},
     {TENSOR_QUANTIZATION, V_TABLE, 0, "quantization"},
+    {TENSOR_QUANTIZATION, V_QUANT, 0, 0},
+    {TENSOR_SPARSITY, V_TABLE, 0, "sparsity"},
 };
-static const vcheck quant_checks[] = {
-    {QUANT_MIN, V_VEC, 4, "quantization.min/max"},
-    {QUANT_MAX, V_VEC, 4, "quantization.min/max"},
-    {QUANT_SCALE, V_VEC, 4, "quantization.scale"},
-    {QUANT_ZERO_POINT, V_VEC, 8, "quantization.zero_point"},
-    {QUANT_DETAILS, V_TABLE, 0, "quantization.details"},
-};
-static const vcheck sparsity_check[] = {{TENSOR_SPARSITY, V_TABLE, 0, "sparsity"}};
 static const vcheck operator_checks[] = {
     {OP_OPCODE_INDEX, V_OPCODE, 0, "opcode_index"},
     {OP_INPUTS, V_INPUTS, 4, "inputs"},
@@ -300,16 +310,9 @@ static const vlist model_elements[] = {
 };
 
 static edge_status verify_subgraph(vctx *v, fb_table sg, uint32_t s) {
-    fb_vec tensors = fb_vec_field(sg, SUBGRAPH_TENSORS, 4);
-    v->n_tensors = tensors.count;
+    v->n_tensors = fb_vec_field(sg, SUBGRAPH_TENSORS, 4).count;
     edge_status st = check(v, sg, subgraph_checks, N_CHECKS(subgraph_checks), "subgraphs", s);
-    for (uint32_t i = 0; !st && i < tensors.count; i++) {
-        fb_table t = fb_vec_table(tensors, i);
-        st = check(v, t, tensor_checks, N_CHECKS(tensor_checks), "tensors", i);
-        fb_table q = fb_table_field(t, TENSOR_QUANTIZATION);
-        if (!st && !fb_is_null(q)) st = check(v, q, quant_checks, N_CHECKS(quant_checks), "tensors", i);
-        if (!st) st = check(v, t, sparsity_check, 1, "tensors", i);
-    }
+    if (!st) st = check_each(v, sg, SUBGRAPH_TENSORS, tensor_checks, N_CHECKS(tensor_checks), "tensors");
     if (st) return st;
     return check_each(v, sg, SUBGRAPH_OPERATORS, operator_checks, N_CHECKS(operator_checks), "operators");
 }
