@@ -33,32 +33,21 @@ static const char *tensor_name(const edge_model *m, int32_t t) {
     return n ? n : "";
 }
 
-/* Fill one tensor record from the (verified) flatbuffer with checked reads,
- * and reject what the engine cannot run (at load; the rebuild for operators
- * is fast_record). */
-static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r) {
-    edge_memset(r, 0, sizeof *r);
-    r->offset = -1;
-    r->alias_of = -1;
-    const char *name = fb_string(t, TENSOR_NAME);
-    r->t.name = name ? name : no_name;
-    r->t.type = (edge_type)(int8_t)fb_u8(t, TENSOR_TYPE, 0);
-    r->is_variable = fb_u8(t, TENSOR_IS_VARIABLE, 0) != 0;
+/* Check tensor i's checked read (fast_record) and reject what the engine
+ * cannot run (at load; the rebuild for operators is the unchecked read). */
+static edge_status check_record(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r) {
     if (fb_has(t, TENSOR_SPARSITY))
         return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': sparse tensors are not supported", i,
                          r->t.name);
-
-    fb_vec shape = fb_vec_field(t, TENSOR_SHAPE, 4);
-    if (shape.count > EDGE_MAX_DIMS)
+    const uint32_t rank = (uint32_t)r->t.rank;
+    if (rank > EDGE_MAX_DIMS)
         return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': rank %u exceeds the engine's %d", i,
-                         r->t.name, shape.count, EDGE_MAX_DIMS);
-    r->t.rank = (int32_t)shape.count;
+                         r->t.name, rank, EDGE_MAX_DIMS);
     /* Sizes in 32-bit math (a 64-bit product is a call on the M4):
      * n * v > M exactly when v != 0 and n > M / v. */
     uint32_t numel = 1;
-    for (uint32_t d = 0; d < shape.count; d++) {
-        int32_t v = fb_i32_at(fb_vec_data(shape), d);
-        r->t.dims[d] = v;
+    for (uint32_t d = 0; d < rank; d++) {
+        int32_t v = r->t.dims[d];
         if (v < 0)
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
                              "tensor %u '%s': dimension %u is %d (dynamic shapes are not supported)", i,
@@ -78,36 +67,24 @@ static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32
         if (fb_has(q, QUANT_DETAILS))
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
                              "tensor %u '%s': custom quantization details are not supported", i, r->t.name);
-        fb_vec sc = fb_vec_field(q, QUANT_SCALE, 4), zp = fb_vec_field(q, QUANT_ZERO_POINT, 8);
-        if (zp.count && zp.count != sc.count)
+        const uint32_t n_scales = r->q_count, n_zeros = fb_vec_field(q, QUANT_ZERO_POINT, 8).count;
+        if (n_zeros && n_zeros != n_scales)
             return edge_fail(m, EDGE_ERR_MODEL, "tensor %u '%s': %u scales but %u zero points", i,
-                             r->t.name, sc.count, zp.count);
-        r->q_count = sc.count;
-        r->q_scale = fb_vec_data(sc);
-        r->q_zero = fb_vec_data(zp);
-        r->q_dim = fb_i32(q, QUANT_DIMENSION, 0);
-        if (sc.count > 1) {
-            /* TOCO-era files give 1-D biases a quantized_dimension past
-             * their rank; TFLM runs them, so the engine reads the only
-             * dimension there is (documented in docs/engine.md). */
-            int ok = r->q_dim >= 0 && r->q_dim < r->t.rank &&
-                     (uint32_t)r->t.dims[r->q_dim] == sc.count;
-            if (!ok && r->t.rank == 1 && (uint32_t)r->t.dims[0] == sc.count) {
-                r->q_dim = 0;
-                ok = 1;
-            }
-            if (!ok)
-                return edge_fail(m, EDGE_ERR_MODEL,
-                                 "tensor %u '%s': %u per-channel scales do not match dimension %d", i,
-                                 r->t.name, sc.count, r->q_dim);
-        }
+                             r->t.name, n_scales, n_zeros);
+        /* fast_record read a TOCO-era 1-D bias's dimension as 0; any other
+         * mismatch is an error. */
+        if (n_scales > 1 && !(r->q_dim >= 0 && r->q_dim < r->t.rank &&
+                              (uint32_t)r->t.dims[r->q_dim] == n_scales))
+            return edge_fail(m, EDGE_ERR_MODEL,
+                             "tensor %u '%s': %u per-channel scales do not match dimension %d", i,
+                             r->t.name, n_scales, r->q_dim);
         /* A zero point outside its type's range is meaningless and would
          * overflow the kernels' offset arithmetic (found by fuzzing). */
         int32_t zlo = INT32_MIN, zhi = INT32_MAX;
         if (r->t.type == EDGE_INT8) zlo = -128, zhi = 127;
         else if (r->t.type == EDGE_UINT8) zlo = 0, zhi = 255;
         else if (r->t.type == EDGE_INT16) zlo = -32768, zhi = 32767;
-        for (uint32_t k = 0; k < zp.count; k++) {
+        for (uint32_t k = 0; k < n_zeros; k++) {
             const int64_t z = fb_i64_at(r->q_zero, k);
             const int32_t z32 = (int32_t)z;
             if (z32 != z || z32 < zlo || z32 > zhi)
@@ -117,7 +94,7 @@ static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32
         }
         /* NaN, infinite or negative scales make the prepare-time double
          * math meaningless (and its float-to-int conversions undefined). */
-        for (uint32_t k = 0; k < sc.count; k++) {
+        for (uint32_t k = 0; k < n_scales; k++) {
             float f = fb_f32_at(r->q_scale, k);
             if (!(f >= 0.0f && f <= 3.402823466e38f))
                 return edge_fail(
@@ -125,13 +102,8 @@ static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32
                     "tensor %u '%s': quantization scale %u is not a finite non-negative number", i,
                     r->t.name, k);
         }
-        if (sc.count) {
-            r->t.scale = fb_f32_at(r->q_scale, 0);
-            r->t.zero_point = r->q_zero ? (int32_t)fb_i64_at(r->q_zero, 0) : 0;
-        }
     }
 
-    r->buffer = fb_u32(t, TENSOR_BUFFER, 0);
     if (r->buffer > 0) {
         fb_table b = fb_vec_table(buffers, r->buffer);
         const uint32_t off = fb_field(b, BUFFER_OFFSET, 8);
@@ -165,35 +137,38 @@ static void *tensor_data(const edge_model *m, uint32_t t) {
 }
 
 /* The rebuild reads the model without bounds checks: the load verified
- * every table, vector and string it touches, and load_tensor rejects a
- * tensor whose fast rebuild differs from the checked read. */
+ * every table, vector and string it touches. The load also reads each
+ * tensor "checked", as fb.c would: a field that lies past its table's
+ * inline size (the vtable's second length, `lim`) reads as absent; it
+ * rejects a tensor whose two reads differ. */
 typedef struct fast_table {
     const uint8_t *b;
-    uint32_t pos, vt, vlen;
+    uint32_t pos, vt, vlen, lim;
 } fast_table;
 
 static inline uint32_t fast_follow(const uint8_t *b, uint32_t at) { return at + fb_rd_u32(b + at); }
 
-static inline fast_table fast_at(const uint8_t *b, uint32_t pos) {
+static inline fast_table fast_at(const uint8_t *b, uint32_t pos, int checked) {
     fast_table t;
     t.b = b;
     t.pos = pos;
     t.vt = pos - fb_rd_u32(b + pos); /* pos - soffset, modulo 2^32 */
     t.vlen = fb_rd_u16(b + t.vt);
+    t.lim = checked ? fb_rd_u16(b + t.vt + 2) : 0x20000u; /* above any offset + size */
     return t;
 }
 
-/* Where field f's value is, 0 when absent. */
-static inline uint32_t fast_field(const fast_table *t, uint32_t f) {
+/* Where field f's `size`-byte value is, 0 when absent. */
+static inline uint32_t fast_field(const fast_table *t, uint32_t f, uint32_t size) {
     const uint32_t slot = 4u + 2u * f;
     if (slot + 2u > t->vlen) return 0;
     const uint32_t off = fb_rd_u16(t->b + t->vt + slot);
-    return off ? t->pos + off : 0;
+    return off && off + size <= t->lim ? t->pos + off : 0;
 }
 
 /* A vector field's data and count (NULL and 0 when absent or empty). */
 static inline const uint8_t *fast_vec(const fast_table *t, uint32_t f, uint32_t *count) {
-    const uint32_t at = fast_field(t, f);
+    const uint32_t at = fast_field(t, f, 4);
     *count = 0;
     if (!at) return 0;
     const uint32_t v = fast_follow(t->b, at);
@@ -201,14 +176,14 @@ static inline const uint8_t *fast_vec(const fast_table *t, uint32_t f, uint32_t 
     return *count ? t->b + v + 4 : 0;
 }
 
-static void fast_record(const edge_model *m, uint32_t i, edge_tensor_rt *r) {
+static void fast_record(const edge_model *m, uint32_t i, edge_tensor_rt *r, int checked) {
     const uint8_t *b = m->data;
-    const fast_table t = fast_at(b, fast_follow(b, m->rt->tensors_pos + 4u * i));
-    uint32_t f = fast_field(&t, TENSOR_NAME);
+    const fast_table t = fast_at(b, fast_follow(b, m->rt->tensors_pos + 4u * i), checked);
+    uint32_t f = fast_field(&t, TENSOR_NAME, 4);
     r->t.name = f ? (const char *)(b + fast_follow(b, f) + 4) : no_name;
-    f = fast_field(&t, TENSOR_TYPE);
+    f = fast_field(&t, TENSOR_TYPE, 1);
     r->t.type = (edge_type)(f ? (int8_t)b[f] : 0);
-    f = fast_field(&t, TENSOR_IS_VARIABLE);
+    f = fast_field(&t, TENSOR_IS_VARIABLE, 1);
     r->is_variable = (uint8_t)(f ? b[f] != 0 : 0);
     uint32_t rank;
     const uint8_t *dims = fast_vec(&t, TENSOR_SHAPE, &rank);
@@ -219,17 +194,21 @@ static void fast_record(const edge_model *m, uint32_t i, edge_tensor_rt *r) {
     r->q_dim = 0;
     r->t.scale = 0.0f;
     r->t.zero_point = 0;
-    f = fast_field(&t, TENSOR_QUANTIZATION);
+    f = fast_field(&t, TENSOR_QUANTIZATION, 4);
     if (f) {
-        const fast_table q = fast_at(b, fast_follow(b, f));
+        const fast_table q = fast_at(b, fast_follow(b, f), checked);
         uint32_t nz;
         r->q_scale = fast_vec(&q, QUANT_SCALE, &r->q_count);
         r->q_zero = fast_vec(&q, QUANT_ZERO_POINT, &nz);
-        f = fast_field(&q, QUANT_DIMENSION);
+        f = fast_field(&q, QUANT_DIMENSION, 4);
         r->q_dim = f ? fb_rd_i32(b + f) : 0;
         if (r->q_count > 1) {
-            /* As fill_record: TOCO-era 1-D biases. */
-            int ok = r->q_dim >= 0 && r->q_dim < r->t.rank && (uint32_t)r->t.dims[r->q_dim] == r->q_count;
+            /* TOCO-era files give 1-D biases a quantized_dimension past
+             * their rank; TFLM runs them, so the engine reads the only
+             * dimension there is (documented in docs/engine.md). The load
+             * rejects any other mismatch (a rank past EDGE_MAX_DIMS too). */
+            int ok = r->q_dim >= 0 && r->q_dim < r->t.rank && r->q_dim < EDGE_MAX_DIMS &&
+                     (uint32_t)r->t.dims[r->q_dim] == r->q_count;
             if (!ok && r->t.rank == 1 && (uint32_t)r->t.dims[0] == r->q_count) r->q_dim = 0;
         }
         if (r->q_count) {
@@ -237,7 +216,7 @@ static void fast_record(const edge_model *m, uint32_t i, edge_tensor_rt *r) {
             r->t.zero_point = r->q_zero ? (int32_t)fb_i64_at(r->q_zero, 0) : 0;
         }
     }
-    f = fast_field(&t, TENSOR_BUFFER);
+    f = fast_field(&t, TENSOR_BUFFER, 4);
     r->buffer = f ? fb_rd_u32(b + f) : 0;
 }
 
@@ -255,7 +234,7 @@ static int same_record(const edge_tensor_rt *a, const edge_tensor_rt *b) {
 
 edge_tensor_rt *edge_tensor_record(const edge_model *m, uint32_t t, edge_tensor_rt *dst) {
     const edge_tensor_state *s = &m->tensors[t];
-    fast_record(m, t, dst);
+    fast_record(m, t, dst, 0);
     dst->t.type = (edge_type)s->type;
     dst->t.bytes = s->bytes;
     dst->t.data = tensor_data(m, t);
@@ -269,10 +248,12 @@ void *edge_tensor_data_at(const edge_model *m, uint32_t t) { return tensor_data(
 
 /* Check tensor i at load and keep its state. */
 static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r) {
-    edge_status st = fill_record(m, t, buffers, i, r);
+    edge_memset(r, 0, sizeof *r);
+    fast_record(m, i, r, 1);
+    edge_status st = check_record(m, t, buffers, i, r);
     if (st) return st;
     edge_tensor_rt fast;
-    fast_record(m, i, &fast);
+    fast_record(m, i, &fast, 0);
     if (!same_record(r, &fast))
         return edge_fail(m, EDGE_ERR_MODEL, "tensor %u '%s': a field lies outside its table", i, r->t.name);
     edge_tensor_state *s = &m->tensors[i];
