@@ -561,30 +561,23 @@ uint32_t edge_num_outputs(const edge_model *m) { return m && m->ready ? m->n_out
 uint32_t edge_num_tensors(const edge_model *m) { return m && m->ready ? m->n_tensors : 0; }
 uint32_t edge_num_ops(const edge_model *m) { return m && m->ready ? m->n_ops : 0; }
 
-static edge_tensor empty_tensor(void) {
-    edge_tensor t;
-    edge_memset(&t, 0, sizeof t);
-    t.name = "";
-    return t;
+/* Tensor i of the graph (which 0), input i (1) or output i (2); an empty
+ * view when i is out of range. */
+static edge_tensor tensor_view(const edge_model *m, int which, uint32_t i) {
+    edge_tensor_rt r;
+    if (m && m->ready) {
+        const uint8_t *vec = which == 1 ? m->inputs : m->outputs;
+        const uint32_t n = which == 0 ? m->n_tensors : which == 1 ? m->n_inputs : m->n_outputs;
+        if (i < n) return edge_tensor_record(m, which ? (uint32_t)fb_i32_at(vec, i) : i, &r)->t;
+    }
+    edge_memset(&r.t, 0, sizeof r.t);
+    r.t.name = "";
+    return r.t;
 }
 
-edge_tensor edge_tensor_at(const edge_model *m, uint32_t i) {
-    if (!m || !m->ready || i >= m->n_tensors) return empty_tensor();
-    edge_tensor_rt r;
-    return edge_tensor_record(m, i, &r)->t;
-}
-
-edge_tensor edge_input(const edge_model *m, uint32_t i) {
-    if (!m || !m->ready || i >= m->n_inputs) return empty_tensor();
-    edge_tensor_rt r;
-    return edge_tensor_record(m, (uint32_t)fb_i32_at(m->inputs, i), &r)->t;
-}
-
-edge_tensor edge_output(const edge_model *m, uint32_t i) {
-    if (!m || !m->ready || i >= m->n_outputs) return empty_tensor();
-    edge_tensor_rt r;
-    return edge_tensor_record(m, (uint32_t)fb_i32_at(m->outputs, i), &r)->t;
-}
+edge_tensor edge_tensor_at(const edge_model *m, uint32_t i) { return tensor_view(m, 0, i); }
+edge_tensor edge_input(const edge_model *m, uint32_t i) { return tensor_view(m, 1, i); }
+edge_tensor edge_output(const edge_model *m, uint32_t i) { return tensor_view(m, 2, i); }
 
 int64_t edge_tensor_arena_offset(const edge_model *m, uint32_t i) {
     if (!m || !m->ready || i >= m->n_tensors) return -1;
