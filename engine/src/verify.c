@@ -176,7 +176,9 @@ static edge_status schema_walk(edge_model *m) {
 /* ---- the reader's view: every field the loader reads, through fb.c ----
  * Each table's fields are checked in a fixed order by a small list; the
  * first that fails names itself: "<what>[<i>].<field> is out of bounds or
- * invalid". An absent field passes (but an absent opcode_index is 0). */
+ * invalid". An absent field passes (but an absent opcode_index is 0). A
+ * list also walks on into the tables below (V_EACH, V_SUB), so the whole
+ * pass is the model's list. */
 enum {
     V_VEC,     /* a vector of `elem`-byte scalars */
     V_STRING,
@@ -186,12 +188,16 @@ enum {
     V_OPCODE,  /* an opcode index (0 when absent) */
     V_INPUTS,  /* tensor indices, -1 (none) allowed */
     V_TENSORS, /* tensor indices */
-    V_QUANT    /* the quantization table's own fields (quant_checks) */
+    V_SUB,     /* the table there (if any) against `list` */
+    V_EACH,    /* every table of the vector there, `name`[i], against `list` */
+    V_SOME,    /* the vector there has an element */
+    V_COUNT    /* the vector there: how many tensors the indices may name */
 };
 
 typedef struct vcheck {
-    uint8_t field, kind, elem;
+    uint8_t field, kind, elem; /* V_SUB, V_EACH: elem = entries in list */
     const char *name;
+    const struct vcheck *list;
 } vcheck;
 
 typedef struct vctx {
@@ -220,105 +226,84 @@ static int field_ok(const vctx *v, fb_table t, const vcheck *c) {
     return 1;
 }
 
-#define N_CHECKS(a) (uint32_t)(sizeof(a) / sizeof(a[0]))
-
-static const vcheck quant_checks[] = {
-    {QUANT_MIN, V_VEC, 4, "quantization.min/max"},
-    {QUANT_MAX, V_VEC, 4, "quantization.min/max"},
-    {QUANT_SCALE, V_VEC, 4, "quantization.scale"},
-    {QUANT_ZERO_POINT, V_VEC, 8, "quantization.zero_point"},
-    {QUANT_DETAILS, V_TABLE, 0, "quantization.details"},
-};
-
-/* Table `what`[i] against its list: EDGE_OK or the first failing field. */
-static edge_status check(const vctx *v, fb_table t, const vcheck *c, uint32_t n, const char *what,
-                         uint32_t i) {
+/* Table `what`[i] against its list: EDGE_OK or the first failure. */
+static edge_status check(vctx *v, fb_table t, const vcheck *c, uint32_t n, const char *what, uint32_t i) {
     for (; n; n--, c++) {
-        if (c->kind == V_QUANT) {
+        edge_status st = EDGE_OK;
+        if (c->kind == V_SUB) {
             fb_table q = fb_table_field(t, c->field);
-            edge_status st =
-                fb_is_null(q) ? EDGE_OK : check(v, q, quant_checks, N_CHECKS(quant_checks), what, i);
-            if (st) return st;
+            if (!fb_is_null(q)) st = check(v, q, c->list, c->elem, what, i);
+        } else if (c->kind >= V_EACH) {
+            fb_vec x = fb_vec_field(t, c->field, 4);
+            if (c->kind == V_COUNT) v->n_tensors = x.count;
+            if (c->kind == V_SOME && !x.count)
+                return edge_fail(v->m, EDGE_ERR_MODEL, "%s has no %s", what, c->name);
+            for (uint32_t k = 0; !st && c->kind == V_EACH && k < x.count; k++)
+                st = check(v, fb_vec_table(x, k), c->list, c->elem, c->name, k);
         } else if (!field_ok(v, t, c)) {
-            return edge_fail(v->m, EDGE_ERR_MODEL, "%s[%u].%s is out of bounds or invalid", what, i,
-                             c->name);
+            st = edge_fail(v->m, EDGE_ERR_MODEL, "%s[%u].%s is out of bounds or invalid", what, i, c->name);
         }
-    }
-    return EDGE_OK;
-}
-
-/* Every element of a (checked) vector of tables against one list. */
-static edge_status check_each(const vctx *v, fb_table t, uint32_t field, const vcheck *c, uint32_t n,
-                              const char *what) {
-    fb_vec x = fb_vec_field(t, field, 4);
-    for (uint32_t i = 0; i < x.count; i++) {
-        edge_status st = check(v, fb_vec_table(x, i), c, n, what, i);
         if (st) return st;
     }
     return EDGE_OK;
 }
 
+#define N_CHECKS(a) (uint8_t)(sizeof(a) / sizeof(a[0]))
+
+static const vcheck quant_checks[] = {
+    {QUANT_MIN, V_VEC, 4, "quantization.min/max", 0},
+    {QUANT_MAX, V_VEC, 4, "quantization.min/max", 0},
+    {QUANT_SCALE, V_VEC, 4, "quantization.scale", 0},
+    {QUANT_ZERO_POINT, V_VEC, 8, "quantization.zero_point", 0},
+    {QUANT_DETAILS, V_TABLE, 0, "quantization.details", 0},
+};
 static const vcheck tensor_checks[] = {
-    {TENSOR_SHAPE, V_VEC, 4, "shape"},
-    {TENSOR_NAME, V_STRING, 0, "name"},
-    {TENSOR_BUFFER, V_BUFFER, 0, "buffer"},
-    {TENSOR_QUANTIZATION, V_TABLE, 0, "quantization"},
-    {TENSOR_QUANTIZATION, V_QUANT, 0, 0},
-    {TENSOR_SPARSITY, V_TABLE, 0, "sparsity"},
+    {TENSOR_SHAPE, V_VEC, 4, "shape", 0},
+    {TENSOR_NAME, V_STRING, 0, "name", 0},
+    {TENSOR_BUFFER, V_BUFFER, 0, "buffer", 0},
+    {TENSOR_QUANTIZATION, V_TABLE, 0, "quantization", 0},
+    {TENSOR_QUANTIZATION, V_SUB, N_CHECKS(quant_checks), 0, quant_checks},
+    {TENSOR_SPARSITY, V_TABLE, 0, "sparsity", 0},
 };
 static const vcheck operator_checks[] = {
-    {OP_OPCODE_INDEX, V_OPCODE, 0, "opcode_index"},
-    {OP_INPUTS, V_INPUTS, 4, "inputs"},
-    {OP_OUTPUTS, V_TENSORS, 4, "outputs"},
-    {OP_INTERMEDIATES, V_TENSORS, 4, "intermediates"},
-    {OP_OPTIONS, V_TABLE, 0, "builtin_options"},
-    {OP_CUSTOM_OPTIONS, V_VEC, 1, "custom_options"},
+    {OP_OPCODE_INDEX, V_OPCODE, 0, "opcode_index", 0},
+    {OP_INPUTS, V_INPUTS, 4, "inputs", 0},
+    {OP_OUTPUTS, V_TENSORS, 4, "outputs", 0},
+    {OP_INTERMEDIATES, V_TENSORS, 4, "intermediates", 0},
+    {OP_OPTIONS, V_TABLE, 0, "builtin_options", 0},
+    {OP_CUSTOM_OPTIONS, V_VEC, 1, "custom_options", 0},
 };
 static const vcheck subgraph_checks[] = {
-    {SUBGRAPH_TENSORS, V_TABLES, 4, "tensors"},
-    {SUBGRAPH_OPERATORS, V_TABLES, 4, "operators"},
-    {SUBGRAPH_NAME, V_STRING, 0, "name"},
-    {SUBGRAPH_INPUTS, V_TENSORS, 4, "inputs"},
-    {SUBGRAPH_OUTPUTS, V_TENSORS, 4, "outputs"},
+    {SUBGRAPH_TENSORS, V_COUNT, 0, 0, 0},
+    {SUBGRAPH_TENSORS, V_TABLES, 4, "tensors", 0},
+    {SUBGRAPH_OPERATORS, V_TABLES, 4, "operators", 0},
+    {SUBGRAPH_NAME, V_STRING, 0, "name", 0},
+    {SUBGRAPH_INPUTS, V_TENSORS, 4, "inputs", 0},
+    {SUBGRAPH_OUTPUTS, V_TENSORS, 4, "outputs", 0},
+    {SUBGRAPH_TENSORS, V_EACH, N_CHECKS(tensor_checks), "tensors", tensor_checks},
+    {SUBGRAPH_OPERATORS, V_EACH, N_CHECKS(operator_checks), "operators", operator_checks},
 };
-/* The model's fields, each with the list its elements get (if any). */
-static const vcheck model_checks[] = {
-    {MODEL_BUFFERS, V_TABLES, 4, "buffers"},
-    {MODEL_OPCODES, V_TABLES, 4, "operator_codes"},
-    {MODEL_METADATA, V_TABLES, 4, "metadata"},
-    {MODEL_DESCRIPTION, V_STRING, 0, "description"},
-    {MODEL_METADATA_BUFFER, V_VEC, 4, "metadata_buffer"},
-    {MODEL_SUBGRAPHS, V_TABLES, 4, "subgraphs"},
-};
-static const vcheck buffer_checks[] = {{BUFFER_DATA, V_VEC, 1, "data"}};
-static const vcheck opcode_checks[] = {{OPCODE_CUSTOM, V_STRING, 0, "custom_code"}};
+static const vcheck buffer_checks[] = {{BUFFER_DATA, V_VEC, 1, "data", 0}};
+static const vcheck opcode_checks[] = {{OPCODE_CUSTOM, V_STRING, 0, "custom_code", 0}};
 static const vcheck metadata_checks[] = {
-    {METADATA_NAME, V_STRING, 0, "name"},
-    {METADATA_BUFFER, V_BUFFER, 0, "buffer"},
+    {METADATA_NAME, V_STRING, 0, "name", 0},
+    {METADATA_BUFFER, V_BUFFER, 0, "buffer", 0},
 };
-/* The list each element of model_checks[k] gets, if any. */
-typedef struct vlist {
-    const vcheck *c;
-    uint32_t n;
-    const char *what;
-} vlist;
-static const vlist model_elements[] = {
-    {buffer_checks, 1, "buffers"},
-    {opcode_checks, 1, "operator_codes"},
-    {metadata_checks, 2, "metadata"},
-    {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+static const vcheck model_checks[] = {
+    {MODEL_BUFFERS, V_TABLES, 4, "buffers", 0},
+    {MODEL_BUFFERS, V_EACH, N_CHECKS(buffer_checks), "buffers", buffer_checks},
+    {MODEL_OPCODES, V_TABLES, 4, "operator_codes", 0},
+    {MODEL_OPCODES, V_EACH, N_CHECKS(opcode_checks), "operator_codes", opcode_checks},
+    {MODEL_METADATA, V_TABLES, 4, "metadata", 0},
+    {MODEL_METADATA, V_EACH, N_CHECKS(metadata_checks), "metadata", metadata_checks},
+    {MODEL_DESCRIPTION, V_STRING, 0, "description", 0},
+    {MODEL_METADATA_BUFFER, V_VEC, 4, "metadata_buffer", 0},
+    {MODEL_SUBGRAPHS, V_TABLES, 4, "subgraphs", 0},
+    {MODEL_SUBGRAPHS, V_SOME, 0, "subgraphs", 0},
+    {MODEL_SUBGRAPHS, V_EACH, N_CHECKS(subgraph_checks), "subgraphs", subgraph_checks},
 };
-
-static edge_status verify_subgraph(vctx *v, fb_table sg, uint32_t s) {
-    v->n_tensors = fb_vec_field(sg, SUBGRAPH_TENSORS, 4).count;
-    edge_status st = check(v, sg, subgraph_checks, N_CHECKS(subgraph_checks), "subgraphs", s);
-    if (!st) st = check_each(v, sg, SUBGRAPH_TENSORS, tensor_checks, N_CHECKS(tensor_checks), "tensors");
-    if (st) return st;
-    return check_each(v, sg, SUBGRAPH_OPERATORS, operator_checks, N_CHECKS(operator_checks), "operators");
-}
 
 edge_status edge_verify_model(edge_model *m, fb_table root) {
-    vctx v = {m, 0, 0, 0};
     edge_status st = schema_walk(m);
     if (st) return st;
     if (fb_is_null(root) || !fb_table_ok(root))
@@ -329,20 +314,6 @@ edge_status edge_verify_model(edge_model *m, fb_table root) {
     if (version != EDGE_SCHEMA_VERSION)
         return edge_fail(m, EDGE_ERR_MODEL, "model schema version is %u; only version %u is supported",
                          version, (unsigned)EDGE_SCHEMA_VERSION);
-    v.n_buffers = fb_vec_field(root, MODEL_BUFFERS, 4).count;
-    v.n_opcodes = fb_vec_field(root, MODEL_OPCODES, 4).count;
-    /* In this order: buffers, their data, operator codes, their custom
-     * codes, metadata, their names and buffers, then the rest. */
-    for (uint32_t k = 0; k < N_CHECKS(model_checks); k++) {
-        if ((st = check(&v, root, &model_checks[k], 1, "model", 0))) return st;
-        const vlist *e = &model_elements[k];
-        if (e->n && (st = check_each(&v, root, model_checks[k].field, e->c, e->n, e->what))) return st;
-    }
-    fb_vec subgraphs = fb_vec_field(root, MODEL_SUBGRAPHS, 4);
-    if (subgraphs.count == 0) return edge_fail(m, EDGE_ERR_MODEL, "model has no subgraphs");
-    for (uint32_t s = 0; s < subgraphs.count; s++) {
-        st = verify_subgraph(&v, fb_vec_table(subgraphs, s), s);
-        if (st) return st;
-    }
-    return EDGE_OK;
+    vctx v = {m, fb_vec_field(root, MODEL_BUFFERS, 4).count, fb_vec_field(root, MODEL_OPCODES, 4).count, 0};
+    return check(&v, root, model_checks, N_CHECKS(model_checks), "model", 0);
 }
