@@ -21,18 +21,6 @@ static uint8_t *bump(uint8_t **p, size_t bytes) {
     return r;
 }
 
-/* Tensor t's table in the (verified) model. */
-static fb_table tensor_table(const edge_model *m, uint32_t t) {
-    fb_vec v = {m->data, (uint32_t)m->len, m->rt->tensors_pos, m->n_tensors};
-    return fb_vec_table(v, t);
-}
-
-static const char *tensor_name(const edge_model *m, int32_t t) {
-    if (t < 0 || (uint32_t)t >= m->n_tensors) return "?";
-    const char *n = fb_string(tensor_table(m, (uint32_t)t), TENSOR_NAME);
-    return n ? n : "";
-}
-
 /* Check tensor i's checked read (fast_record) and reject what the engine
  * cannot run (at load; the rebuild for operators is the unchecked read). */
 static edge_status check_record(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r) {
@@ -218,6 +206,15 @@ static void fast_record(const edge_model *m, uint32_t i, edge_tensor_rt *r, int 
     }
     f = fast_field(&t, TENSOR_BUFFER, 4);
     r->buffer = f ? fb_rd_u32(b + f) : 0;
+}
+
+/* Tensor t's name, for messages (its record loaded: the fast read is its
+ * checked one). */
+static const char *tensor_name(const edge_model *m, int32_t t) {
+    if (t < 0 || (uint32_t)t >= m->n_tensors) return "?";
+    edge_tensor_rt r;
+    fast_record(m, (uint32_t)t, &r, 0);
+    return r.t.name;
 }
 
 /* Does the fast rebuild read what the checked fill read? */
