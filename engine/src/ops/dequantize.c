@@ -11,7 +11,7 @@
  * used as the oracle requires. float16 -> float32 is an exact widening.
  */
 #include "../quant.h"
-#include "ops.h"
+#include "op_begin.h"
 
 enum { DEQUANTIZE_OPTIONS_TYPE = 38 };
 
@@ -47,16 +47,13 @@ static float half_to_float(uint16_t h) {
     return v.f;
 }
 
+static const edge_op_form form = {1, 1, 0, 0, DEQUANTIZE_OPTIONS_TYPE, 0, "DequantizeOptions"};
+
 static edge_status prepare(edge_op_ctx *c) {
     edge_op_rt *op = c->op;
-    if (op->n_in != 1 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u", op->n_in,
-                            op->n_out);
-    edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
-    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
-    if (op->options_type != DEQUANTIZE_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not DequantizeOptions (type %u)",
-                            (unsigned)op->options_type);
+    edge_tensor_rt *in, *out;
+    const edge_status st = edge_op_begin(c, &form, &in, &out);
+    if (st) return st;
     const edge_type it = in->t.type;
     if (it != EDGE_INT8 && it != EDGE_UINT8 && it != EDGE_INT16 && it != EDGE_FLOAT16)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "input %s not supported (int8, uint8, int16, float16)",

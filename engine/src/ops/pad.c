@@ -8,7 +8,7 @@
  * quantized 8/16-bit tensors (so padding means real 0.0) and 0 for the rest.
  * Every element type is moved as bytes.
  */
-#include "ops.h"
+#include "op_begin.h"
 
 enum { PAD_OPTIONS_TYPE = 22, PADV2_OPTIONS_TYPE = 43 };
 enum { PAD_DIMS = 5 };
@@ -27,23 +27,16 @@ static int is_quantized_int(const edge_tensor_rt *t) {
            ((t->t.type == EDGE_INT8 || t->t.type == EDGE_INT16) && t->q_count > 0);
 }
 
+static const edge_op_form form = {2, 3, 2, EDGE_FORM_SAME_TYPE, PAD_OPTIONS_TYPE, PADV2_OPTIONS_TYPE,
+                                   "PadOptions"};
+
 static edge_status prepare(edge_op_ctx *c) {
-    const edge_op_rt *op = c->op;
-    if (op->n_in < 2 || op->n_in > 3 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 2 or 3 inputs and 1 output, has %u and %u",
-                            op->n_in, op->n_out);
-    const edge_tensor_rt *in = edge_in(c, 0), *pads = edge_in(c, 1), *value = edge_in(c, 2);
-    const edge_tensor_rt *out = edge_out(c, 0);
-    if (!in || !pads || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input, paddings or output missing");
-    if (op->options_type != PAD_OPTIONS_TYPE && op->options_type != PADV2_OPTIONS_TYPE &&
-        op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not PadOptions (type %u)",
-                            (unsigned)op->options_type);
+    edge_tensor_rt *in, *out;
+    const edge_status st = edge_op_begin(c, &form, &in, &out);
+    if (st) return st;
+    const edge_tensor_rt *pads = edge_in(c, 1), *value = edge_in(c, 2);
     const edge_type type = in->t.type;
     const uint32_t elem = (uint32_t)edge_type_size(type);
-    if (out->t.type != type)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "input is %s but output is %s", edge_type_name(type),
-                            edge_type_name(out->t.type));
     if (elem == 0 || elem > 8)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "element type %s not supported",
                             edge_type_name(type));

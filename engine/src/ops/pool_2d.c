@@ -5,26 +5,21 @@
  */
 #include "../kernels/conv_common.h"
 #include "../quant.h"
+#include "op_begin.h"
 #include "pool_2d.h"
 
 enum { POOL_OPTIONS_TYPE = 5 };
 enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_FILTER_W = 3, OPT_FILTER_H = 4,
        OPT_ACTIVATION = 5 };
 
+static const edge_op_form form = {1, 1, 0, EDGE_FORM_ONE_TYPE, POOL_OPTIONS_TYPE, 0, "Pool2DOptions"};
+
 edge_status edge_pool2d_prepare(edge_op_ctx *c, int average, int float_ok) {
     edge_op_rt *op = c->op;
-    if (op->n_in != 1 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u", op->n_in,
-                            op->n_out);
-    edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
-    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
-    if (op->options_type != POOL_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not Pool2DOptions (type %u)",
-                            (unsigned)op->options_type);
+    edge_tensor_rt *in, *out;
+    const edge_status st = edge_op_begin(c, &form, &in, &out);
+    if (st) return st;
     const edge_type t = in->t.type;
-    if (out->t.type != t)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "input %s with output %s (must be one type)",
-                            edge_type_name(t), edge_type_name(out->t.type));
     if (t == EDGE_FLOAT32 && !float_ok)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
                             "float32 runs on the op's float twin, which this build leaves out");

@@ -13,7 +13,7 @@
  *    (The reference's int8 <-> uint8 XOR fast path gives the same bytes.)
  */
 #include "../quant.h"
-#include "ops.h"
+#include "op_begin.h"
 
 enum { QUANTIZE_OPTIONS_TYPE = 89 };
 
@@ -34,16 +34,13 @@ static int32_t type_max(edge_type t) {
     return t == EDGE_INT8 ? 127 : (t == EDGE_UINT8 ? 255 : (t == EDGE_INT16 ? 32767 : INT32_MAX));
 }
 
+static const edge_op_form form = {1, 1, 0, 0, QUANTIZE_OPTIONS_TYPE, 0, "QuantizeOptions"};
+
 static edge_status prepare(edge_op_ctx *c) {
     edge_op_rt *op = c->op;
-    if (op->n_in != 1 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u", op->n_in,
-                            op->n_out);
-    edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
-    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
-    if (op->options_type != QUANTIZE_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not QuantizeOptions (type %u)",
-                            (unsigned)op->options_type);
+    edge_tensor_rt *in, *out;
+    const edge_status st = edge_op_begin(c, &form, &in, &out);
+    if (st) return st;
     const edge_type it = in->t.type, ot = out->t.type;
     int ok;
     if (it == EDGE_FLOAT32) ok = ot == EDGE_INT8 || ot == EDGE_UINT8 || ot == EDGE_INT16;

@@ -9,7 +9,7 @@
  * cannot be checked and is ignored. Any element type: the bytes are copied,
  * and only when the planner did not already place the output on the input.
  */
-#include "ops.h"
+#include "op_begin.h"
 
 enum { RESHAPE_OPTIONS_TYPE = 17 };
 enum { OPT_NEW_SHAPE = 0 };
@@ -75,28 +75,19 @@ static edge_status check_new_shape(const edge_op_ctx *c, const uint8_t *shape, u
     return EDGE_OK;
 }
 
+static const edge_op_form form = {1, 2, 0, EDGE_FORM_SAME_TYPE | EDGE_FORM_SIZED, RESHAPE_OPTIONS_TYPE, 0,
+                                   "ReshapeOptions"};
+
 static edge_status prepare(edge_op_ctx *c) {
-    const edge_op_rt *op = c->op;
-    if (op->n_in < 1 || op->n_in > 2 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 or 2 inputs and 1 output, has %u and %u",
-                            op->n_in, op->n_out);
-    const edge_tensor_rt *in = edge_in(c, 0), *shape = edge_in(c, 1), *out = edge_out(c, 0);
-    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
-    if (op->options_type != RESHAPE_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not ReshapeOptions (type %u)",
-                            (unsigned)op->options_type);
-    if (in->t.type != out->t.type)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "input is %s but output is %s",
-                            edge_type_name(in->t.type), edge_type_name(out->t.type));
-    if (edge_type_size(in->t.type) == 0)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "element type %s not supported",
-                            edge_type_name(in->t.type));
+    edge_tensor_rt *in, *out;
+    edge_status st = edge_op_begin(c, &form, &in, &out);
+    if (st) return st;
+    const edge_tensor_rt *shape = edge_in(c, 1);
     const int64_t in_count = edge_numel(&in->t), out_count = edge_numel(&out->t);
     if (in_count != out_count || in->t.bytes != out->t.bytes)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "input has %ld elements but output has %ld",
                             (long)in_count, (long)out_count);
 
-    edge_status st = EDGE_OK;
     if (shape && shape->t.rank == 1 && shape->t.type == EDGE_INT32) {
         if (shape->is_const)
             st = check_new_shape(c, (const uint8_t *)shape->t.data, (uint32_t)shape->t.dims[0],

@@ -18,7 +18,7 @@
 #include "../kernels/act_lut.h"
 #include "../kernels/fixedpoint.h"
 #include "../quant.h"
-#include "ops.h"
+#include "op_begin.h"
 
 enum { SOFTMAX_OPTIONS_TYPE = 9 };
 enum { OPT_BETA = 0 };
@@ -34,16 +34,13 @@ typedef struct softmax_params {
 /* float_ok: the float32 code's prepare (the float twin's inner op); the
  * int8 op itself takes quantized tensors only, so a firmware without the
  * float twins carries no float softmax (nor the expf it needs). */
+static const edge_op_form form = {1, 1, 0, 0, SOFTMAX_OPTIONS_TYPE, 0, "SoftmaxOptions"};
+
 static edge_status prepare_any(edge_op_ctx *c, int float_ok) {
     edge_op_rt *op = c->op;
-    if (op->n_in != 1 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u",
-                            op->n_in, op->n_out);
-    edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
-    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
-    if (op->options_type != SOFTMAX_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not SoftmaxOptions (type %u)",
-                            (unsigned)op->options_type);
+    edge_tensor_rt *in, *out;
+    const edge_status st = edge_op_begin(c, &form, &in, &out);
+    if (st) return st;
     const edge_type it = in->t.type, ot = out->t.type;
     if (it == EDGE_FLOAT32 && !float_ok)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,

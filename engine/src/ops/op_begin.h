@@ -1,0 +1,39 @@
+/*
+ * op_begin.h — the checks most ops' prepare opens with, done once: the
+ * operand counts, the operands that must be there, the options table's
+ * type, and (optionally) one element type for input 0 and output 0.
+ * Written once here because every op repeated them, and each copy cost
+ * some 150 bytes of code on a Cortex-M.
+ */
+#ifndef EDGE_OPS_OP_BEGIN_H
+#define EDGE_OPS_OP_BEGIN_H
+
+#include "ops.h"
+
+/* What an op takes (a const table per op, in flash). */
+typedef struct edge_op_form {
+    uint8_t in_min, in_max; /* inputs; always one output */
+    uint8_t need;           /* bit i: input i must be present (input 0 always) */
+    uint8_t checks;         /* EDGE_FORM_* done at the end of edge_op_begin */
+    uint8_t options_type;   /* BuiltinOptions type accepted besides none (0) */
+    uint8_t options_alt;    /* a second one (PAD takes PADV2's), else 0 */
+    const char *options_name; /* "SqueezeOptions", for the message */
+} edge_op_form;
+
+enum {
+    EDGE_FORM_SAME_TYPE = 1, /* output 0's type is input 0's, else EDGE_ERR_MODEL */
+    EDGE_FORM_ONE_TYPE = 2,  /* the same, refused as EDGE_ERR_UNSUPPORTED */
+    EDGE_FORM_SIZED = 4      /* input 0's type has an element size */
+};
+
+/* EDGE_OK with *in and *out (input 0, output 0) set, or the failure
+ * recorded: a wrong count or a missing operand or options table of another
+ * type is EDGE_ERR_MODEL; the type checks are those `checks` asks for, in
+ * the order above. */
+edge_status edge_op_begin(const edge_op_ctx *c, const edge_op_form *f, edge_tensor_rt **in,
+                          edge_tensor_rt **out);
+/* The type checks alone (for ops that validate other inputs first). */
+edge_status edge_op_check_type(const edge_op_ctx *c, const edge_tensor_rt *in,
+                               const edge_tensor_rt *out, uint32_t checks);
+
+#endif
