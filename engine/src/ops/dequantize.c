@@ -16,12 +16,11 @@
 enum { DEQUANTIZE_OPTIONS_TYPE = 38 };
 
 typedef struct dequantize_params {
-    int64_t count;
-    int64_t outer, inner; /* per-channel layout: outer x channels x inner */
-    int32_t channels;     /* 0 = per-tensor */
+    /* outer x channels x inner elements (per-tensor and float16: 1 x 1 x
+     * count), each channel with the input's scale and zero point of its
+     * index; below 2^31 as the tensors are */
+    int32_t outer, channels, inner;
     int32_t in_type;
-    int32_t zp;
-    float scale;
 } dequantize_params;
 
 /* IEEE binary16 bits -> float, exactly (subnormals, inf and NaN kept). */
@@ -67,26 +66,28 @@ static edge_status prepare(edge_op_ctx *c) {
 
     dequantize_params p;
     edge_memset(&p, 0, sizeof p);
-    p.count = edge_numel(&in->t);
     p.in_type = (int32_t)it;
+    p.outer = 1;
+    p.channels = 1;
+    p.inner = (int32_t)edge_numel(&in->t);
     if (it != EDGE_FLOAT16) {
         if (in->q_count < 1) return edge_op_fail(c, EDGE_ERR_MODEL, "%s input must be quantized",
                                                  edge_type_name(it));
         if (in->q_count > 1) {
             if (it == EDGE_INT16)
                 return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel int16 (TFLite's neither)");
-            p.channels = (int32_t)in->q_count;
-            p.outer = 1;
-            p.inner = 1;
+            /* The products are exact (or 0 for an empty tensor: unsigned). */
+            uint32_t outer = 1, inner = 1;
             for (int32_t d = 0; d < in->t.rank; d++) {
-                if (d < in->q_dim) p.outer *= in->t.dims[d];
-                else if (d > in->q_dim) p.inner *= in->t.dims[d];
+                if (d < in->q_dim) outer *= (uint32_t)in->t.dims[d];
+                else if (d > in->q_dim) inner *= (uint32_t)in->t.dims[d];
             }
-        } else {
-            p.scale = edge_q_scale(in, 0);
-            p.zp = edge_q_zero(in, 0);
-            if (it == EDGE_INT16 && p.zp != 0)
-                return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 needs zero point 0 (has %d)", p.zp);
+            p.outer = (int32_t)outer;
+            p.channels = (int32_t)in->q_count;
+            p.inner = (int32_t)inner;
+        } else if (it == EDGE_INT16 && edge_q_zero(in, 0) != 0) {
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 needs zero point 0 (has %d)",
+                                edge_q_zero(in, 0));
         }
     }
 
@@ -100,7 +101,7 @@ static edge_status prepare(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-static int32_t load(int32_t type, const void *in, int64_t i) {
+static int32_t load(int32_t type, const void *in, int32_t i) {
     if (type == EDGE_INT8) return ((const int8_t *)in)[i];
     if (type == EDGE_UINT8) return ((const uint8_t *)in)[i];
     return ((const int16_t *)in)[i];
@@ -108,27 +109,18 @@ static int32_t load(int32_t type, const void *in, int64_t i) {
 
 static edge_status eval(edge_op_ctx *c) {
     const dequantize_params *p = (const dequantize_params *)c->params;
-    edge_tensor_rt *in_t = edge_in(c, 0);
+    const edge_tensor_rt *in_t = edge_in(c, 0);
     const void *in = in_t->t.data;
     float *out = (float *)edge_out_data(c, 0);
-    if (p->in_type == EDGE_FLOAT16) {
-        const uint16_t *h = (const uint16_t *)in;
-        for (int64_t i = 0; i < p->count; i++) out[i] = half_to_float(h[i]);
-        return EDGE_OK;
-    }
-    if (p->channels) {
-        int64_t i = 0;
-        for (int64_t o = 0; o < p->outer; o++)
-            for (int32_t ch = 0; ch < p->channels; ch++) {
-                const float s = edge_q_scale(in_t, (uint32_t)ch);
-                const int32_t zp = edge_q_zero(in_t, (uint32_t)ch);
-                for (int64_t k = 0; k < p->inner; k++, i++)
-                    out[i] = s * (float)(load(p->in_type, in, i) - zp);
-            }
-        return EDGE_OK;
-    }
-    for (int64_t i = 0; i < p->count; i++)
-        out[i] = p->scale * (float)(load(p->in_type, in, i) - p->zp);
+    int32_t i = 0;
+    for (int32_t o = 0; o < p->outer; o++)
+        for (int32_t ch = 0; ch < p->channels; ch++) {
+            const float s = edge_q_scale(in_t, (uint32_t)ch);
+            const int32_t zp = edge_q_zero(in_t, (uint32_t)ch);
+            for (int32_t k = 0; k < p->inner; k++, i++)
+                out[i] = p->in_type == EDGE_FLOAT16 ? half_to_float(((const uint16_t *)in)[i])
+                                                    : s * (float)(load(p->in_type, in, i) - zp);
+        }
     return EDGE_OK;
 }
 
