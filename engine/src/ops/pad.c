@@ -55,25 +55,21 @@ static edge_status prepare(edge_op_ctx *c) {
         return edge_op_fail(c, EDGE_ERR_SHAPE, "output is %d-D but the input is %d-D", out->t.rank,
                             rank);
 
+    /* Each padding as int32 words: the low one, and for int64 the high one,
+     * which must be 0 for a value in [0, 2^31). */
     int32_t left[PAD_DIMS];
     const uint8_t *pd = (const uint8_t *)pads->t.data;
+    const uint32_t words = pads->t.type == EDGE_INT64 ? 2u : 1u;
     for (int32_t d = 0; d < rank; d++) {
-        int64_t l, r;
-        if (pads->t.type == EDGE_INT32) {
-            l = fb_i32_at(pd, 2u * (uint32_t)d);
-            r = fb_i32_at(pd, 2u * (uint32_t)d + 1u);
-        } else {
-            l = fb_i64_at(pd, 2u * (uint32_t)d);
-            r = fb_i64_at(pd, 2u * (uint32_t)d + 1u);
-        }
-        if (l < 0 || r < 0 || l > 0x7fffffff || r > 0x7fffffff)
-            return edge_op_fail(c, EDGE_ERR_MODEL, "paddings of dimension %d (%ld, %ld) are not in [0, 2^31)",
-                                d, (long)l, (long)r);
+        const uint32_t at = 2u * words * (uint32_t)d;
+        const int32_t l = fb_i32_at(pd, at), r = fb_i32_at(pd, at + words);
+        if (l < 0 || r < 0 || (words == 2 && (fb_i32_at(pd, at + 1) != 0 || fb_i32_at(pd, at + 3) != 0)))
+            return edge_op_fail(c, EDGE_ERR_MODEL, "paddings of dimension %d are not in [0, 2^31)", d);
         if ((int64_t)in->t.dims[d] + l + r != out->t.dims[d])
             return edge_op_fail(c, EDGE_ERR_SHAPE,
-                                "dimension %d: input %d padded by %ld and %ld is not the output's %d", d,
-                                in->t.dims[d], (long)l, (long)r, out->t.dims[d]);
-        left[d] = (int32_t)l;
+                                "dimension %d: input %d padded by %d and %d is not the output's %d", d,
+                                in->t.dims[d], l, r, out->t.dims[d]);
+        left[d] = l;
     }
 
     if (value) {

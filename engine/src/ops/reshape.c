@@ -14,27 +14,6 @@
 enum { RESHAPE_OPTIONS_TYPE = 17 };
 enum { OPT_NEW_SHAPE = 0 };
 
-/* "[1,2,3]" into buf (64 bytes), for messages. */
-static const char *dims_str(char *buf, const int32_t *dims, int32_t n) {
-    uint32_t k = 0;
-    buf[k++] = '[';
-    for (int32_t i = 0; i < n && k < 48; i++) {
-        char tmp[12];
-        int t = 0;
-        uint32_t v = dims[i] < 0 ? (uint32_t)0 - (uint32_t)dims[i] : (uint32_t)dims[i];
-        if (i) buf[k++] = ',';
-        if (dims[i] < 0) buf[k++] = '-';
-        do {
-            tmp[t++] = (char)('0' + v % 10u);
-            v /= 10u;
-        } while (v);
-        while (t) buf[k++] = tmp[--t];
-    }
-    buf[k++] = ']';
-    buf[k] = '\0';
-    return buf;
-}
-
 /* Does the requested shape (n int32 entries at `shape`) resolve to `out`'s? */
 static edge_status check_new_shape(const edge_op_ctx *c, const uint8_t *shape, uint32_t n,
                                    int64_t in_count, const edge_tensor *out, const char *from) {
@@ -65,13 +44,15 @@ static edge_status check_new_shape(const edge_op_ctx *c, const uint8_t *shape, u
                                 from);
         dims[stretch] = (int32_t)(in_count / known);
     }
-    int same = (int32_t)n == out->rank;
-    for (uint32_t i = 0; same && i < n; i++) same = dims[i] == out->dims[i];
-    if (!same) {
-        char a[64], b[64];
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "new shape %s from %s disagrees with the output's shape %s",
-                            dims_str(a, dims, (int32_t)n), from, dims_str(b, out->dims, out->rank));
-    }
+    if ((int32_t)n != out->rank)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "new shape from %s has %u dimensions, the output %d", from, n,
+                            out->rank);
+    for (uint32_t i = 0; i < n; i++)
+        if (dims[i] != out->dims[i])
+            return edge_op_fail(c, EDGE_ERR_SHAPE,
+                                "new shape from %s disagrees with the output's shape: dimension %u is %d, "
+                                "the output's %d",
+                                from, i, dims[i], out->dims[i]);
     return EDGE_OK;
 }
 
