@@ -104,7 +104,7 @@ static edge_status prepare(edge_op_ctx *c) {
                             edge_type_name(t));
     if (axis->t.type != EDGE_INT32)
         return edge_op_fail(c, EDGE_ERR_MODEL, "axis must be int32, is %s", edge_type_name(axis->t.type));
-    const int64_t n_axis = edge_numel(&axis->t);
+    const int32_t n_axis = (int32_t)edge_numel(&axis->t); /* below 2^31, as every tensor */
     if (n_axis > 0 && (!axis->is_const || !axis->t.data))
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "axis must be a constant tensor");
 
@@ -113,7 +113,7 @@ static edge_status prepare(edge_op_ctx *c) {
         return edge_op_fail(c, EDGE_ERR_SHAPE, "input rank %d", rank);
     /* Resolve the axes: negative ones count from the end, repeats drop out. */
     int reduced[EDGE_MAX_DIMS] = {0};
-    for (int64_t i = 0; i < n_axis && rank > 0; i++) {
+    for (int32_t i = 0; i < n_axis && rank > 0; i++) {
         int32_t a = fb_i32_at((const uint8_t *)axis->t.data, (uint32_t)i);
         if (a < 0) a += rank;
         if (a < 0 || a >= rank)
@@ -123,15 +123,16 @@ static edge_status prepare(edge_op_ctx *c) {
     }
     const int keep_dims = edge_opt_u8(c, OPT_KEEP_DIMS, 0);
 
-    /* The output shape the reference computes. */
-    int32_t want[EDGE_MAX_DIMS];
+    /* The output shape the reference computes, against the model's. */
     int32_t want_rank = 0;
+    int same = 1;
     for (int32_t d = 0; d < rank; d++) {
-        if (!reduced[d]) want[want_rank++] = in->t.dims[d];
-        else if (keep_dims) want[want_rank++] = 1;
+        if (reduced[d] && !keep_dims) continue;
+        const int32_t w = reduced[d] ? 1 : in->t.dims[d];
+        if (want_rank >= out->t.rank || out->t.dims[want_rank] != w) same = 0;
+        want_rank++;
     }
-    int same = out->t.rank == want_rank;
-    for (int32_t d = 0; same && d < want_rank; d++) same = out->t.dims[d] == want[d];
+    if (want_rank != out->t.rank) same = 0;
     if (!same)
         return edge_op_fail(c, EDGE_ERR_SHAPE,
                             "output is %d-D with %ld elements, the reduction gives %d-D (keep_dims %d)",
@@ -142,37 +143,26 @@ static edge_status prepare(edge_op_ctx *c) {
     p.type = (int32_t)t;
     p.elem_size = (int32_t)edge_type_size(t);
     p.n_out = (int32_t)edge_numel(&out->t);
-    /* Group the input dimensions, innermost first (extent-1 ones drop out;
-     * unsigned products: with an empty input they may wrap, unused). */
-    uint32_t stride = 1, n = 1;
-    int32_t ke[EDGE_MAX_DIMS], re[EDGE_MAX_DIMS], ks[EDGE_MAX_DIMS], rs[EDGE_MAX_DIMS];
-    int32_t nk = 0, nr = 0, last = -1; /* last kind pushed */
-    for (int32_t d = rank - 1; d >= 0; d--) {
+    /* Group the input dimensions, outermost first: extent-1 ones drop out,
+     * a group's stride is that of its innermost dimension (the product of
+     * the extents after it). Unsigned products: with an empty input they
+     * may wrap, unused then. */
+    uint32_t after[EDGE_MAX_DIMS + 1], n = 1;
+    after[rank] = 1;
+    for (int32_t d = rank - 1; d >= 0; d--) after[d] = after[d + 1] * (uint32_t)in->t.dims[d];
+    int32_t last = -1; /* kind of the last group */
+    for (int32_t d = 0; d < rank; d++) {
         const int32_t e = in->t.dims[d], red = reduced[d];
         if (red) n *= (uint32_t)e;
         if (e == 1) continue;
-        int32_t *ext = red ? re : ke, *str = red ? rs : ks, *cnt = red ? &nr : &nk;
-        if (last == red) {
-            ext[*cnt - 1] = (int32_t)((uint32_t)ext[*cnt - 1] * (uint32_t)e);
-        } else {
-            ext[*cnt] = e;
-            str[*cnt] = (int32_t)stride;
-            ++*cnt;
-        }
+        int32_t *ext = red ? p.red_ext : p.keep_ext, *str = red ? p.red_stride : p.keep_stride;
+        int32_t *cnt = red ? &p.n_red : &p.n_keep;
+        if (last != red) ext[(*cnt)++] = 1;
+        ext[*cnt - 1] = (int32_t)((uint32_t)ext[*cnt - 1] * (uint32_t)e);
+        str[*cnt - 1] = (int32_t)after[d + 1];
         last = red;
-        stride *= (uint32_t)e;
     }
     p.n = edge_numel(&in->t) == 0 ? 0 : (int32_t)n;
-    p.n_keep = nk;
-    p.n_red = nr;
-    for (int32_t i = 0; i < nk; i++) { /* outermost first */
-        p.keep_ext[i] = ke[nk - 1 - i];
-        p.keep_stride[i] = ks[nk - 1 - i];
-    }
-    for (int32_t i = 0; i < nr; i++) {
-        p.red_ext[i] = re[nr - 1 - i];
-        p.red_stride[i] = rs[nr - 1 - i];
-    }
 
     if (t != EDGE_FLOAT32) {
         if (in->q_count < 1 || out->q_count < 1)
