@@ -13,7 +13,7 @@
  * The fused activation must be NONE, as in TFLite (it rejects the others).
  */
 #include "../quant.h"
-#include "op_begin.h"
+#include "op_common.h"
 
 enum { CONCAT_OPTIONS_TYPE = 10 };
 enum { OPT_AXIS = 0, OPT_ACTIVATION = 1 };

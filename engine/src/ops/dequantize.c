@@ -11,7 +11,7 @@
  * used as the oracle requires. float16 -> float32 is an exact widening.
  */
 #include "../quant.h"
-#include "op_begin.h"
+#include "op_common.h"
 
 enum { DEQUANTIZE_OPTIONS_TYPE = 38 };
 
@@ -49,7 +49,6 @@ static float half_to_float(uint16_t h) {
 static const edge_op_form form = {1, 1, 0, 0, DEQUANTIZE_OPTIONS_TYPE, 0, "DequantizeOptions"};
 
 static edge_status prepare(edge_op_ctx *c) {
-    edge_op_rt *op = c->op;
     edge_tensor_rt *in, *out;
     const edge_status st = edge_op_begin(c, &form, &in, &out);
     if (st) return st;
@@ -91,14 +90,7 @@ static edge_status prepare(edge_op_ctx *c) {
         }
     }
 
-    if (!c->params) {
-        op->params_bytes = (uint32_t)sizeof(dequantize_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
-        return EDGE_OK;
-    }
-    *(dequantize_params *)c->params = p;
-    return EDGE_OK;
+    return edge_op_keep_params(c, &p, (uint32_t)sizeof p);
 }
 
 static int32_t load(int32_t type, const void *in, int32_t i) {

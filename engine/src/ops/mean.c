@@ -19,7 +19,7 @@
  * float sums match too; no scratch is needed.
  */
 #include "../quant.h"
-#include "op_begin.h"
+#include "op_common.h"
 
 enum { REDUCER_OPTIONS_TYPE = 27 };
 enum { OPT_KEEP_DIMS = 0 };
@@ -93,7 +93,6 @@ static mean_acc sum_reduced(const mean_params *p, mean_run_fn fn, const uint8_t 
 static const edge_op_form form = {2, 2, 2, EDGE_FORM_ONE_TYPE, REDUCER_OPTIONS_TYPE, 0, "ReducerOptions"};
 
 static edge_status prepare(edge_op_ctx *c) {
-    edge_op_rt *op = c->op;
     edge_tensor_rt *in, *out;
     const edge_status st = edge_op_begin(c, &form, &in, &out);
     if (st) return st;
@@ -194,14 +193,7 @@ static edge_status prepare(edge_op_ctx *c) {
         p.shift = shift;
     }
 
-    if (!c->params) {
-        op->params_bytes = (uint32_t)sizeof(mean_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
-        return EDGE_OK;
-    }
-    *(mean_params *)c->params = p;
-    return EDGE_OK;
+    return edge_op_keep_params(c, &p, (uint32_t)sizeof p);
 }
 
 static edge_status eval(edge_op_ctx *c) {

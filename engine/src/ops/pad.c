@@ -8,7 +8,7 @@
  * quantized 8/16-bit tensors (so padding means real 0.0) and 0 for the rest.
  * Every element type is moved as bytes.
  */
-#include "op_begin.h"
+#include "op_common.h"
 
 enum { PAD_OPTIONS_TYPE = 22, PADV2_OPTIONS_TYPE = 43 };
 enum { PAD_DIMS = 5 };

@@ -5,7 +5,7 @@
  */
 #include "../kernels/conv_common.h" /* EDGE_PADDING_* */
 #include "../quant.h"
-#include "op_begin.h"
+#include "op_common.h"
 #include "pool_2d.h"
 
 enum { POOL_OPTIONS_TYPE = 5 };
@@ -97,15 +97,11 @@ edge_status edge_pool2d_prepare(edge_op_ctx *c, int average, int float_ok) {
                                         pp->stride_w, pp->pad_h,    pp->pad_w, px,        px};
             edge_op_set_stream(c, 1u, edge_window_stream_d(&g, 1));
         }
-        op->params_bytes = (uint32_t)sizeof(pool2d_params);
-        op->scratch_bytes = 0;
         /* Average pooling adds every window element once per output. */
         op->macs = average ? (uint64_t)edge_numel(&out->t) * (uint64_t)pp->filter_h * (uint64_t)pp->filter_w
                            : 0;
-        return EDGE_OK;
     }
-    *(pool2d_params *)c->params = p;
-    return EDGE_OK;
+    return edge_op_keep_params(c, &p, (uint32_t)sizeof p);
 }
 
 

@@ -13,7 +13,7 @@
  *    (The reference's int8 <-> uint8 XOR fast path gives the same bytes.)
  */
 #include "../quant.h"
-#include "op_begin.h"
+#include "op_common.h"
 
 enum { QUANTIZE_OPTIONS_TYPE = 89 };
 
@@ -37,7 +37,6 @@ static int32_t type_max(edge_type t) {
 static const edge_op_form form = {1, 1, 0, 0, QUANTIZE_OPTIONS_TYPE, 0, "QuantizeOptions"};
 
 static edge_status prepare(edge_op_ctx *c) {
-    edge_op_rt *op = c->op;
     edge_tensor_rt *in, *out;
     const edge_status st = edge_op_begin(c, &form, &in, &out);
     if (st) return st;
@@ -101,14 +100,7 @@ static edge_status prepare(edge_op_ctx *c) {
         p.shift = shift;
     }
 
-    if (!c->params) {
-        op->params_bytes = (uint32_t)sizeof(quantize_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
-        return EDGE_OK;
-    }
-    *(quantize_params *)c->params = p;
-    return EDGE_OK;
+    return edge_op_keep_params(c, &p, (uint32_t)sizeof p);
 }
 
 /* AffineQuantize's arithmetic: the float quotient rounded half away from

@@ -7,7 +7,7 @@
  * that result. Any element type: the bytes are copied, and only when the
  * planner did not already place the output on the input.
  */
-#include "op_begin.h"
+#include "op_common.h"
 
 enum { SQUEEZE_OPTIONS_TYPE = 30 };
 enum { OPT_SQUEEZE_DIMS = 0 };
@@ -54,11 +54,4 @@ static edge_status prepare(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-static edge_status eval(edge_op_ctx *c) {
-    const edge_tensor_rt *in = edge_in(c, 0);
-    edge_tensor_rt *out = edge_out(c, 0);
-    if (out->t.data != in->t.data) edge_memcpy(out->t.data, in->t.data, in->t.bytes);
-    return EDGE_OK;
-}
-
-const edge_op_impl edge_op_squeeze = {43, "SQUEEZE", prepare, eval, 1, 0};
+const edge_op_impl edge_op_squeeze = {43, "SQUEEZE", prepare, edge_op_view_eval, 1, 0};

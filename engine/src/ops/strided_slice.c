@@ -9,7 +9,7 @@
  * Up to 5 effective dimensions (TFLite's limit); any element type is moved
  * as bytes. The model's static output shape must be what the slice yields.
  */
-#include "op_begin.h"
+#include "op_common.h"
 
 enum { SS_OPTIONS_TYPE = 32 };
 enum {
@@ -192,9 +192,7 @@ static edge_status prepare(edge_op_ctx *c) {
                             (long)total, n_want, (long)edge_numel(&out->t), out->t.rank);
 
     p.elem_size = elem;
-    if (c->params) *(ss_params *)c->params = p;
-    else c->op->params_bytes = (uint32_t)sizeof(ss_params);
-    return EDGE_OK;
+    return edge_op_keep_params(c, &p, (uint32_t)sizeof p);
 }
 
 /* Indices stay in int32: a slice element's index lies in [0, size). */

@@ -1,12 +1,13 @@
 /*
- * op_begin.h — the checks most ops' prepare opens with, done once: the
- * operand counts, the operands that must be there, the options table's
- * type, and (optionally) one element type for input 0 and output 0.
- * Written once here because every op repeated them, and each copy cost
- * some 150 bytes of code on a Cortex-M.
+ * op_common.h — what most ops' prepare and eval would otherwise each repeat:
+ * the opening checks (operand counts, the operands that must be there, the
+ * options table's type, one element type for input 0 and output 0), the
+ * closing params copy, and the eval of the pure views. Written once here
+ * because every op had its own copy, some 150 bytes of code each on a
+ * Cortex-M.
  */
-#ifndef EDGE_OPS_OP_BEGIN_H
-#define EDGE_OPS_OP_BEGIN_H
+#ifndef EDGE_OPS_OP_COMMON_H
+#define EDGE_OPS_OP_COMMON_H
 
 #include "ops.h"
 
@@ -35,5 +36,13 @@ edge_status edge_op_begin(const edge_op_ctx *c, const edge_op_form *f, edge_tens
 /* The type checks alone (for ops that validate other inputs first). */
 edge_status edge_op_check_type(const edge_op_ctx *c, const edge_tensor_rt *in,
                                const edge_tensor_rt *out, uint32_t checks);
+
+/* The end of a prepare whose params are the n bytes at p: their size in the
+ * sizing pass (c->params NULL), a copy of them in the fill pass. EDGE_OK. */
+edge_status edge_op_keep_params(const edge_op_ctx *c, const void *p, uint32_t n);
+
+/* The eval of the pure views (RESHAPE, SQUEEZE): input 0's bytes to output
+ * 0, copied only when the planner did not place both on the same bytes. */
+edge_status edge_op_view_eval(edge_op_ctx *c);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * op_begin.c — the opening checks of an op's prepare (see op_begin.h).
+ * op_common.c — what most ops share (see op_common.h).
  */
-#include "op_begin.h"
+#include "op_common.h"
 
 edge_status edge_op_check_type(const edge_op_ctx *c, const edge_tensor_rt *in,
                                const edge_tensor_rt *out, uint32_t checks) {
@@ -36,4 +36,17 @@ edge_status edge_op_begin(const edge_op_ctx *c, const edge_op_form *f, edge_tens
     if (ot != 0 && ot != f->options_type && ot != f->options_alt)
         return edge_op_fail(c, EDGE_ERR_MODEL, "options are not %s (type %u)", f->options_name, ot);
     return edge_op_check_type(c, *in, *out, f->checks);
+}
+
+edge_status edge_op_keep_params(const edge_op_ctx *c, const void *p, uint32_t n) {
+    if (c->params) edge_memcpy(c->params, p, n);
+    else c->op->params_bytes = n;
+    return EDGE_OK;
+}
+
+edge_status edge_op_view_eval(edge_op_ctx *c) {
+    const edge_tensor_rt *in = edge_in(c, 0);
+    edge_tensor_rt *out = edge_out(c, 0);
+    if (out->t.data != in->t.data) edge_memcpy(out->t.data, in->t.data, in->t.bytes);
+    return EDGE_OK;
 }
