@@ -128,6 +128,10 @@ static uint8_t *fill(uint8_t *dst, const uint8_t *value, uint32_t es, size_t cou
     return dst;
 }
 
+/* Output rows (the last dimension) in raster order, by odometer over the
+ * four outer dimensions: a row outside the input is all padding, one
+ * inside is the next input row (they come in the input's raster order)
+ * between its left and right padding. */
 static edge_status eval(edge_op_ctx *c) {
     const pad_params *p = (const pad_params *)c->params;
     const uint8_t *src = (const uint8_t *)edge_in_data(c, 0);
@@ -137,35 +141,27 @@ static edge_status eval(edge_op_ctx *c) {
     edge_memcpy(value, p->value_at_eval ? (const uint8_t *)edge_in_data(c, 2) : p->value, es);
 
     const int32_t *od = p->out_dims, *id = p->in_dims, *l = p->left;
-    const size_t row = (size_t)od[4], in_row = (size_t)id[4];
-    const size_t right = row - in_row - (size_t)l[4];
-    for (int32_t o0 = 0; o0 < od[0]; o0++) {
-        const int32_t i0 = o0 - l[0];
-        for (int32_t o1 = 0; o1 < od[1]; o1++) {
-            const int32_t i1 = o1 - l[1];
-            for (int32_t o2 = 0; o2 < od[2]; o2++) {
-                const int32_t i2 = o2 - l[2];
-                for (int32_t o3 = 0; o3 < od[3]; o3++) {
-                    const int32_t i3 = o3 - l[3];
-                    if (i0 < 0 || i0 >= id[0] || i1 < 0 || i1 >= id[1] || i2 < 0 || i2 >= id[2] ||
-                        i3 < 0 || i3 >= id[3]) {
-                        dst = fill(dst, value, es, row);
-                        continue;
-                    }
-                    const size_t at =
-                        ((((size_t)i0 * (size_t)id[1] + (size_t)i1) * (size_t)id[2] + (size_t)i2) *
-                             (size_t)id[3] +
-                         (size_t)i3) *
-                        in_row;
-                    dst = fill(dst, value, es, (size_t)l[4]);
-                    edge_memcpy(dst, src + at * es, in_row * es);
-                    dst += in_row * es;
-                    dst = fill(dst, value, es, right);
-                }
-            }
+    const size_t row = (size_t)od[4], in_bytes = (size_t)id[4] * es;
+    const size_t right = row - (size_t)id[4] - (size_t)l[4];
+    int32_t o[4] = {0};
+    for (int32_t d = 0; d < 4; d++)
+        if (od[d] == 0) return EDGE_OK;
+    for (;;) {
+        int inside = 1;
+        for (int32_t d = 0; d < 4; d++)
+            if (o[d] < l[d] || o[d] - l[d] >= id[d]) inside = 0;
+        if (!inside) {
+            dst = fill(dst, value, es, row);
+        } else {
+            dst = fill(dst, value, es, (size_t)l[4]);
+            edge_memcpy(dst, src, in_bytes);
+            src += in_bytes;
+            dst = fill(dst + in_bytes, value, es, right);
         }
+        int32_t d = 3;
+        while (d >= 0 && ++o[d] == od[d]) o[d--] = 0;
+        if (d < 0) return EDGE_OK;
     }
-    return EDGE_OK;
 }
 
 const edge_op_impl edge_op_pad = {34, "PAD", prepare, eval, 0, 0};
