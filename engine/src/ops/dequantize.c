@@ -16,10 +16,7 @@
 enum { DEQUANTIZE_OPTIONS_TYPE = 38 };
 
 typedef struct dequantize_params {
-    /* outer x channels x inner elements (per-tensor and float16: 1 x 1 x
-     * count), each channel with the input's scale and zero point of its
-     * index; below 2^31 as the tensors are */
-    int32_t outer, channels, inner;
+    edge_channel_layout lay; /* of the input: each channel its scale and zero point */
     int32_t in_type;
 } dequantize_params;
 
@@ -66,28 +63,16 @@ static edge_status prepare(edge_op_ctx *c) {
     dequantize_params p;
     edge_memset(&p, 0, sizeof p);
     p.in_type = (int32_t)it;
-    p.outer = 1;
-    p.channels = 1;
-    p.inner = (int32_t)edge_numel(&in->t);
+    /* float16 reads no scale: its channels, if any, change nothing. */
+    edge_op_channels(in, &p.lay);
     if (it != EDGE_FLOAT16) {
         if (in->q_count < 1) return edge_op_fail(c, EDGE_ERR_MODEL, "%s input must be quantized",
                                                  edge_type_name(it));
-        if (in->q_count > 1) {
-            if (it == EDGE_INT16)
-                return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel int16 (TFLite's neither)");
-            /* The products are exact (or 0 for an empty tensor: unsigned). */
-            uint32_t outer = 1, inner = 1;
-            for (int32_t d = 0; d < in->t.rank; d++) {
-                if (d < in->q_dim) outer *= (uint32_t)in->t.dims[d];
-                else if (d > in->q_dim) inner *= (uint32_t)in->t.dims[d];
-            }
-            p.outer = (int32_t)outer;
-            p.channels = (int32_t)in->q_count;
-            p.inner = (int32_t)inner;
-        } else if (it == EDGE_INT16 && edge_q_zero(in, 0) != 0) {
+        if (in->q_count > 1 && it == EDGE_INT16)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel int16 (TFLite's neither)");
+        if (in->q_count == 1 && it == EDGE_INT16 && edge_q_zero(in, 0) != 0)
             return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 needs zero point 0 (has %d)",
                                 edge_q_zero(in, 0));
-        }
     }
 
     return edge_op_keep_params(c, &p, (uint32_t)sizeof p);
@@ -105,11 +90,11 @@ static edge_status eval(edge_op_ctx *c) {
     const void *in = in_t->t.data;
     float *out = (float *)edge_out_data(c, 0);
     int32_t i = 0;
-    for (int32_t o = 0; o < p->outer; o++)
-        for (int32_t ch = 0; ch < p->channels; ch++) {
+    for (int32_t o = 0; o < p->lay.outer; o++)
+        for (int32_t ch = 0; ch < p->lay.channels; ch++) {
             const float s = edge_q_scale(in_t, (uint32_t)ch);
             const int32_t zp = edge_q_zero(in_t, (uint32_t)ch);
-            for (int32_t k = 0; k < p->inner; k++, i++)
+            for (int32_t k = 0; k < p->lay.inner; k++, i++)
                 out[i] = p->in_type == EDGE_FLOAT16 ? half_to_float(((const uint16_t *)in)[i])
                                                     : s * (float)(load(p->in_type, in, i) - zp);
         }

@@ -90,7 +90,8 @@ static mean_acc sum_reduced(const mean_params *p, mean_run_fn fn, const uint8_t 
     return a;
 }
 
-static const edge_op_form form = {2, 2, 2, EDGE_FORM_ONE_TYPE, REDUCER_OPTIONS_TYPE, 0, "ReducerOptions"};
+static const edge_op_form form = {2, 2, 2, EDGE_FORM_ONE_TYPE | EDGE_FORM_NUMERIC, REDUCER_OPTIONS_TYPE, 0,
+                                   "ReducerOptions"};
 
 static edge_status prepare(edge_op_ctx *c) {
     edge_tensor_rt *in, *out;
@@ -98,9 +99,6 @@ static edge_status prepare(edge_op_ctx *c) {
     if (st) return st;
     const edge_tensor_rt *axis = edge_in(c, 1);
     const edge_type t = in->t.type;
-    if (t != EDGE_INT8 && t != EDGE_UINT8 && t != EDGE_INT16 && t != EDGE_FLOAT32)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (int8, uint8, int16, float32)",
-                            edge_type_name(t));
     if (axis->t.type != EDGE_INT32)
         return edge_op_fail(c, EDGE_ERR_MODEL, "axis must be int32, is %s", edge_type_name(axis->t.type));
     const int32_t n_axis = (int32_t)edge_numel(&axis->t); /* below 2^31, as every tensor */
@@ -167,8 +165,10 @@ static edge_status prepare(edge_op_ctx *c) {
         if (in->q_count < 1 || out->q_count < 1)
             return edge_op_fail(c, EDGE_ERR_MODEL, "%s input and output must be quantized",
                                 edge_type_name(t));
-        const float si = edge_q_scale(in, 0), so = edge_q_scale(out, 0);
-        if (!(si > 0.0f) || !(so > 0.0f)) return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
+        int32_t mult;
+        int shift;
+        const edge_status rq = edge_op_requant(c, in, out, &mult, &shift);
+        if (rq) return rq;
         p.in_zp = edge_q_zero(in, 0);
         p.out_zp = edge_q_zero(out, 0);
         if (t == EDGE_INT16 && (p.in_zp != 0 || p.out_zp != 0))
@@ -176,11 +176,6 @@ static edge_status prepare(edge_op_ctx *c) {
                                 p.in_zp, p.out_zp);
         p.qmin = t == EDGE_INT8 ? -128 : (t == EDGE_UINT8 ? 0 : -32768);
         p.qmax = t == EDGE_INT8 ? 127 : (t == EDGE_UINT8 ? 255 : 32767);
-        int32_t mult;
-        int shift;
-        edge_quantize_multiplier((double)si / (double)so, &mult, &shift);
-        if (shift > 30)
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "requantization shift %d out of range", shift);
         if (p.n > 0) {
             /* Fold 1/n into the multiplier. */
             int s = 0;

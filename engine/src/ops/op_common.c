@@ -1,6 +1,7 @@
 /*
  * op_common.c — what most ops share (see op_common.h).
  */
+#include "../quant.h"
 #include "op_common.h"
 
 edge_status edge_op_check_type(const edge_op_ctx *c, const edge_tensor_rt *in,
@@ -11,6 +12,10 @@ edge_status edge_op_check_type(const edge_op_ctx *c, const edge_tensor_rt *in,
                             "input is %s but output is %s", edge_type_name(t), edge_type_name(ot));
     if ((checks & EDGE_FORM_SIZED) && edge_type_size(t) == 0)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "element type %s not supported",
+                            edge_type_name(t));
+    if ((checks & EDGE_FORM_NUMERIC) && t != EDGE_INT8 && t != EDGE_UINT8 && t != EDGE_INT16 &&
+        t != EDGE_FLOAT32)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (int8, uint8, int16, float32)",
                             edge_type_name(t));
     return EDGE_OK;
 }
@@ -49,4 +54,25 @@ edge_status edge_op_view_eval(edge_op_ctx *c) {
     edge_tensor_rt *out = edge_out(c, 0);
     if (out->t.data != in->t.data) edge_memcpy(out->t.data, in->t.data, in->t.bytes);
     return EDGE_OK;
+}
+
+edge_status edge_op_requant(const edge_op_ctx *c, const edge_tensor_rt *in, const edge_tensor_rt *out,
+                            int32_t *mult, int *shift) {
+    const float si = edge_q_scale(in, 0), so = edge_q_scale(out, 0);
+    if (!(si > 0.0f) || !(so > 0.0f)) return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
+    edge_quantize_multiplier((double)si / (double)so, mult, shift);
+    if (*shift > 30)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "requantization shift %d out of range", *shift);
+    return EDGE_OK;
+}
+
+void edge_op_channels(const edge_tensor_rt *t, edge_channel_layout *l) {
+    uint32_t outer = 1, inner = 1;
+    for (int32_t d = 0; d < t->t.rank; d++) {
+        if (t->q_count > 1 && d < t->q_dim) outer *= (uint32_t)t->t.dims[d];
+        else if (t->q_count <= 1 || d > t->q_dim) inner *= (uint32_t)t->t.dims[d];
+    }
+    l->outer = (int32_t)outer;
+    l->channels = t->q_count > 1 ? (int32_t)t->q_count : 1;
+    l->inner = (int32_t)inner;
 }

@@ -24,7 +24,8 @@ typedef struct edge_op_form {
 enum {
     EDGE_FORM_SAME_TYPE = 1, /* output 0's type is input 0's, else EDGE_ERR_MODEL */
     EDGE_FORM_ONE_TYPE = 2,  /* the same, refused as EDGE_ERR_UNSUPPORTED */
-    EDGE_FORM_SIZED = 4      /* input 0's type has an element size */
+    EDGE_FORM_SIZED = 4,     /* input 0's type has an element size */
+    EDGE_FORM_NUMERIC = 8    /* input 0 is int8, uint8, int16 or float32 */
 };
 
 /* EDGE_OK with *in and *out (input 0, output 0) set, or the failure
@@ -36,6 +37,22 @@ edge_status edge_op_begin(const edge_op_ctx *c, const edge_op_form *f, edge_tens
 /* The type checks alone (for ops that validate other inputs first). */
 edge_status edge_op_check_type(const edge_op_ctx *c, const edge_tensor_rt *in,
                                const edge_tensor_rt *out, uint32_t checks);
+
+/* The requantization from in's scale to out's (per tensor), as TFLite's
+ * QuantizeMultiplier of double(in_scale) / double(out_scale): EDGE_OK, or
+ * EDGE_ERR_MODEL for a scale that is not positive, EDGE_ERR_UNSUPPORTED
+ * for a shift past 30. */
+edge_status edge_op_requant(const edge_op_ctx *c, const edge_tensor_rt *in, const edge_tensor_rt *out,
+                            int32_t *mult, int *shift);
+
+/* A tensor as outer x channels x inner elements around its quantized
+ * dimension (per-tensor: 1 x 1 x all), for ops that take each channel's
+ * scale and zero point in turn. Exact: the products are below 2^31 (or 0
+ * for an empty tensor, computed unsigned). */
+typedef struct edge_channel_layout {
+    int32_t outer, channels, inner;
+} edge_channel_layout;
+void edge_op_channels(const edge_tensor_rt *t, edge_channel_layout *l);
 
 /* The end of a prepare whose params are the n bytes at p: their size in the
  * sizing pass (c->params NULL), a copy of them in the fill pass. EDGE_OK. */

@@ -27,7 +27,8 @@ static int32_t window_axis(int padding, int32_t in, int32_t filter, int32_t stri
     return out;
 }
 
-static const edge_op_form form = {1, 1, 0, EDGE_FORM_ONE_TYPE, POOL_OPTIONS_TYPE, 0, "Pool2DOptions"};
+static const edge_op_form form = {1, 1, 0, EDGE_FORM_ONE_TYPE | EDGE_FORM_NUMERIC, POOL_OPTIONS_TYPE, 0,
+                                   "Pool2DOptions"};
 
 edge_status edge_pool2d_prepare(edge_op_ctx *c, int average, int float_ok) {
     edge_op_rt *op = c->op;
@@ -38,9 +39,6 @@ edge_status edge_pool2d_prepare(edge_op_ctx *c, int average, int float_ok) {
     if (t == EDGE_FLOAT32 && !float_ok)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
                             "float32 runs on the op's float twin, which this build leaves out");
-    if (t != EDGE_INT8 && t != EDGE_UINT8 && t != EDGE_INT16 && t != EDGE_FLOAT32)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (int8, uint8, int16, float32)",
-                            edge_type_name(t));
     if (in->t.rank != 4 || out->t.rank != 4)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "input and output must be 4-D NHWC (are %d-D, %d-D)",
                             in->t.rank, out->t.rank);

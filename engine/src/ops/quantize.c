@@ -18,10 +18,7 @@
 enum { QUANTIZE_OPTIONS_TYPE = 89 };
 
 typedef struct quantize_params {
-    /* outer x channels x inner elements (per-tensor: 1 x 1 x count), each
-     * channel with the output's scale and zero point of its index; below
-     * 2^31 as the tensors are */
-    int32_t outer, channels, inner;
+    edge_channel_layout lay; /* of the output: each channel its scale and zero point */
     int32_t in_type, out_type;
     int32_t in_zp, mult, shift;
     int32_t qmin, qmax;
@@ -62,42 +59,26 @@ static edge_status prepare(edge_op_ctx *c) {
     p.out_type = (int32_t)ot;
     p.qmin = type_min(ot);
     p.qmax = type_max(ot);
-    p.outer = 1;
-    p.channels = 1;
-    p.inner = (int32_t)edge_numel(&in->t);
+    edge_op_channels(out, &p.lay); /* numel(out) == numel(in), checked above */
 
     if (it == EDGE_FLOAT32) {
-        if (out->q_count > 1) {
-            /* Per-channel: the loader checked dims[q_dim] == q_count. The
-             * products are exact (or 0 for an empty tensor: unsigned). */
-            uint32_t outer = 1, inner = 1;
-            for (int32_t d = 0; d < out->t.rank; d++) {
-                if (d < out->q_dim) outer *= (uint32_t)out->t.dims[d];
-                else if (d > out->q_dim) inner *= (uint32_t)out->t.dims[d];
-            }
-            p.outer = (int32_t)outer;
-            p.channels = (int32_t)out->q_count;
-            p.inner = (int32_t)inner;
-            if (!edge_same_shape(&in->t, &out->t))
-                return edge_op_fail(c, EDGE_ERR_SHAPE, "per-channel output must have the input's shape");
-        }
+        /* Per-channel: the loader checked dims[q_dim] == q_count. */
+        if (out->q_count > 1 && !edge_same_shape(&in->t, &out->t))
+            return edge_op_fail(c, EDGE_ERR_SHAPE, "per-channel output must have the input's shape");
     } else {
         if (out->q_count > 1)
             return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel requantization");
         if (in->q_count < 1) return edge_op_fail(c, EDGE_ERR_MODEL, "%s input must be quantized",
                                                  edge_type_name(it));
-        const float si = edge_q_scale(in, 0), so = edge_q_scale(out, 0);
-        if (!(si > 0.0f) || !(so > 0.0f)) return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
+        int shift;
+        const edge_status rq = edge_op_requant(c, in, out, &p.mult, &shift);
+        if (rq) return rq;
+        p.shift = shift;
         p.in_zp = edge_q_zero(in, 0);
         const int32_t out_zp = edge_q_zero(out, 0);
         if (it == EDGE_INT16 && ot == EDGE_INT16 && (p.in_zp != 0 || out_zp != 0))
             return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 -> int16 needs zero points 0 (have %d, %d)",
                                 p.in_zp, out_zp);
-        int shift;
-        edge_quantize_multiplier((double)si / (double)so, &p.mult, &shift);
-        if (shift > 30)
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "requantization shift %d out of range", shift);
-        p.shift = shift;
     }
 
     return edge_op_keep_params(c, &p, (uint32_t)sizeof p);
@@ -129,11 +110,11 @@ static edge_status eval(edge_op_ctx *c) {
     const void *in = edge_in_data(c, 0);
     void *out = out_t->t.data;
     int32_t i = 0;
-    for (int32_t o = 0; o < p->outer; o++)
-        for (int32_t ch = 0; ch < p->channels; ch++) {
+    for (int32_t o = 0; o < p->lay.outer; o++)
+        for (int32_t ch = 0; ch < p->lay.channels; ch++) {
             const float s = edge_q_scale(out_t, (uint32_t)ch);
             const int32_t zp = edge_q_zero(out_t, (uint32_t)ch);
-            for (int32_t k = 0; k < p->inner; k++, i++) {
+            for (int32_t k = 0; k < p->lay.inner; k++, i++) {
                 int32_t v;
                 if (p->in_type == EDGE_FLOAT32) {
                     v = quantize_one(((const float *)in)[i], s, zp, p->qmin, p->qmax);
