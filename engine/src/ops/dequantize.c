@@ -56,9 +56,8 @@ static edge_status prepare(edge_op_ctx *c) {
     if (out->t.type != EDGE_FLOAT32)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "output %s not supported (float32)",
                             edge_type_name(out->t.type));
-    if (edge_numel(&in->t) != edge_numel(&out->t))
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "input has %ld elements, output %ld",
-                            (long)edge_numel(&in->t), (long)edge_numel(&out->t));
+    const edge_status sc = edge_op_check_count(c, in, out);
+    if (sc) return sc;
 
     dequantize_params p;
     edge_memset(&p, 0, sizeof p);

@@ -76,3 +76,10 @@ void edge_op_channels(const edge_tensor_rt *t, edge_channel_layout *l) {
     l->channels = t->q_count > 1 ? (int32_t)t->q_count : 1;
     l->inner = (int32_t)inner;
 }
+
+edge_status edge_op_check_count(const edge_op_ctx *c, const edge_tensor_rt *in, const edge_tensor_rt *out) {
+    const int64_t ni = edge_numel(&in->t), no = edge_numel(&out->t);
+    if (ni != no)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "input has %ld elements, output %ld", (long)ni, (long)no);
+    return EDGE_OK;
+}

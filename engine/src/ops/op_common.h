@@ -38,6 +38,9 @@ edge_status edge_op_begin(const edge_op_ctx *c, const edge_op_form *f, edge_tens
 edge_status edge_op_check_type(const edge_op_ctx *c, const edge_tensor_rt *in,
                                const edge_tensor_rt *out, uint32_t checks);
 
+/* Input and output hold as many elements: EDGE_OK, else EDGE_ERR_SHAPE. */
+edge_status edge_op_check_count(const edge_op_ctx *c, const edge_tensor_rt *in, const edge_tensor_rt *out);
+
 /* The requantization from in's scale to out's (per tensor), as TFLite's
  * QuantizeMultiplier of double(in_scale) / double(out_scale): EDGE_OK, or
  * EDGE_ERR_MODEL for a scale that is not positive, EDGE_ERR_UNSUPPORTED

@@ -76,9 +76,9 @@ static edge_status prepare(edge_op_ctx *c) {
         if (value->t.type != type)
             return edge_op_fail(c, EDGE_ERR_MODEL, "pad value is %s but the input is %s",
                                 edge_type_name(value->t.type), edge_type_name(type));
-        if (edge_numel(&value->t) != 1)
-            return edge_op_fail(c, EDGE_ERR_SHAPE, "pad value must hold one element, holds %ld",
-                                (long)edge_numel(&value->t));
+        const int64_t n_value = edge_numel(&value->t);
+        if (n_value != 1)
+            return edge_op_fail(c, EDGE_ERR_SHAPE, "pad value must hold one element, holds %ld", (long)n_value);
         if (is_quantized_int(in) &&
             (edge_q_zero(value, 0) != edge_q_zero(out, 0) || edge_q_scale(value, 0) != edge_q_scale(out, 0)))
             return edge_op_fail(c, EDGE_ERR_MODEL,

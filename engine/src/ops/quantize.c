@@ -48,9 +48,8 @@ static edge_status prepare(edge_op_ctx *c) {
                             "%s -> %s not supported (float32 -> int8/uint8/int16, int8/uint8 -> "
                             "int8/uint8, int16/int32 -> int8/int16)",
                             edge_type_name(it), edge_type_name(ot));
-    if (edge_numel(&in->t) != edge_numel(&out->t))
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "input has %ld elements, output %ld",
-                            (long)edge_numel(&in->t), (long)edge_numel(&out->t));
+    const edge_status sc = edge_op_check_count(c, in, out);
+    if (sc) return sc;
     if (out->q_count < 1) return edge_op_fail(c, EDGE_ERR_MODEL, "output must be quantized");
 
     quantize_params p;

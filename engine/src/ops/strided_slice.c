@@ -53,11 +53,12 @@ static edge_status prepare(edge_op_ctx *c) {
     edge_tensor_rt *in, *out;
     edge_status st = edge_op_begin(c, &form, &in, &out);
     if (st) return st;
+    static const char *const names[3] = {"begin", "end", "strides"};
+    for (uint32_t k = 0; k < 3; k++) {
+        st = check_index_tensor(c, edge_in(c, k + 1), names[k]);
+        if (st) return st;
+    }
     const edge_tensor_rt *tb = edge_in(c, 1), *te = edge_in(c, 2), *ts = edge_in(c, 3);
-    st = check_index_tensor(c, tb, "begin");
-    if (!st) st = check_index_tensor(c, te, "end");
-    if (!st) st = check_index_tensor(c, ts, "strides");
-    if (st) return st;
     const int32_t n_idx = tb->t.dims[0];
     if (te->t.dims[0] != n_idx || ts->t.dims[0] != n_idx)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "begin, end and strides have %d, %d and %d entries", n_idx,
@@ -178,9 +179,10 @@ static edge_status prepare(edge_op_ctx *c) {
         total *= n;
         if (!shrink) want[n_want++] = n;
     }
-    int same = n_want == out->t.rank && total == edge_numel(&out->t);
+    const int64_t out_n = edge_numel(&out->t);
+    int same = n_want == out->t.rank && total == out_n;
     for (int32_t d = 0; same && d < n_want; d++) same = want[d] == out->t.dims[d];
-    if (total == 0 && edge_numel(&out->t) == 0) same = 1; /* nothing to write either way */
+    if (total == 0 && out_n == 0) same = 1; /* nothing to write either way */
     if (!same && empty_shrink >= 0)
         return edge_op_fail(c, EDGE_ERR_SHAPE,
                             "dimension %d is shrunk but its index selects no element (out of range, "
@@ -189,7 +191,7 @@ static edge_status prepare(edge_op_ctx *c) {
     if (!same)
         return edge_op_fail(c, EDGE_ERR_SHAPE,
                             "the slice yields %ld elements in %d dimensions, the output has %ld in %d",
-                            (long)total, n_want, (long)edge_numel(&out->t), out->t.rank);
+                            (long)total, n_want, (long)out_n, out->t.rank);
 
     p.elem_size = elem;
     return edge_op_keep_params(c, &p, (uint32_t)sizeof p);
