@@ -98,7 +98,8 @@ static edge_status prepare(edge_op_ctx *c) {
         for (uint32_t i = 0; quantized8 && i < n; i++) {
             const edge_tensor_rt *t = edge_in(c, i);
             const float s = edge_q_scale(t, 0);
-            if (s == out_scale && edge_q_zero(t, 0) == out_zp) continue;
+            const int32_t zp = edge_q_zero(t, 0);
+            if (s == out_scale && zp == out_zp) continue;
             /* Rescaled: both scales must be usable numbers. */
             if (!(out_scale > 0.0f && out_scale < 3.0e38f && s > 0.0f && s < 3.0e38f))
                 return edge_op_fail(c, EDGE_ERR_MODEL,
@@ -106,7 +107,7 @@ static edge_status prepare(edge_op_ctx *c) {
                                     "the output's is not a positive number",
                                     i);
             const int32_t lo = type == EDGE_INT8 ? -128 : 0, hi = type == EDGE_INT8 ? 127 : 255;
-            if (edge_q_zero(t, 0) < lo || edge_q_zero(t, 0) > hi || out_zp < lo || out_zp > hi)
+            if (zp < lo || zp > hi || out_zp < lo || out_zp > hi)
                 return edge_op_fail(c, EDGE_ERR_MODEL, "zero point outside the %s range",
                                     edge_type_name(type));
         }
