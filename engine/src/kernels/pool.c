@@ -6,6 +6,7 @@
  * channels are contiguous). Per channel the taps are visited in the
  * reference's order (rows, then columns), which keeps float sums identical.
  */
+#include "../quant.h" /* edge_clamp_i32 */
 #include "pool.h"
 
 #define POOL_BLOCK 64
@@ -37,21 +38,25 @@ int edge_pool_windows_nonempty(const edge_pool_params *p) {
     return 1;
 }
 
-static int64_t rounded_div(int64_t sum, int64_t n) {
-    return sum > 0 ? (sum + n / 2) / n : (sum - n / 2) / n;
+/* (sum + n/2) / n for a positive sum, (sum - n/2) / n otherwise, in C's
+ * truncating division: on magnitudes in unsigned 32 bits (|sum| <= 2^31,
+ * n/2 < 2^30), so no 64-bit division. */
+static int32_t rounded_div(int32_t sum, int32_t n) {
+    const uint32_t half = (uint32_t)(n / 2);
+    if (sum > 0) return (int32_t)(((uint32_t)sum + half) / (uint32_t)n);
+    return (int32_t)(0u - ((0u - (uint32_t)sum + half) / (uint32_t)n));
 }
-
-static int64_t clamp64(int64_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 /* Sum or max of one window's taps over a block of nc channels into acc,
  * one small loop per element type and kind, so the channel loop stays a
  * plain vectorisable one while the pooling loop around it is shared.
  * Sums are int32 as in the reference kernels (uint32 here: wrap-around is
- * defined), exact for any window under 2^16 taps. */
-typedef void (*window_fn)(int32_t *acc, const void *base, int64_t at, int64_t row, int64_t px, window w,
+ * defined), exact for any window under 2^16 taps. Offsets are in elements,
+ * below 2^31 as the tensors are. */
+typedef void (*window_fn)(int32_t *acc, const void *base, int32_t at, int32_t row, int32_t px, window w,
                           int32_t nc);
 #define WINDOW_FN(NAME, T, STEP)                                                                    \
-    static void NAME(int32_t *acc, const void *base, int64_t at, int64_t row, int64_t px,        \
+    static void NAME(int32_t *acc, const void *base, int32_t at, int32_t row, int32_t px,        \
                      window w, int32_t nc) {                                                      \
         for (int32_t y = w.y0; y < w.y1; y++)                                                     \
             for (int32_t x = w.x0; x < w.x1; x++) {                                               \
@@ -66,7 +71,7 @@ WINDOW_FN(max_s8, int8_t, acc[k] = t[k] > acc[k] ? t[k] : acc[k])
 WINDOW_FN(max_u8, uint8_t, acc[k] = t[k] > acc[k] ? t[k] : acc[k])
 WINDOW_FN(max_s16, int16_t, acc[k] = t[k] > acc[k] ? t[k] : acc[k])
 
-static void store(void *base, int64_t at, int kind, int32_t v) {
+static void store(void *base, int32_t at, int kind, int32_t v) {
     if (kind == EDGE_POOL_S16)
         ((int16_t *)base)[at] = (int16_t)v;
     else if (kind == EDGE_POOL_U8)
@@ -78,22 +83,22 @@ static void store(void *base, int64_t at, int kind, int32_t v) {
 void edge_pool_int(const edge_pool_params *p, const void *in, void *out, int kind, int is_max) {
     static const window_fn fns[2][3] = {{sum_s8, sum_u8, sum_s16}, {max_s8, max_u8, max_s16}};
     const window_fn fn = fns[is_max ? 1 : 0][kind];
-    const int64_t px = p->depth, row = (int64_t)p->in_w * p->depth;
+    const int32_t px = p->depth, row = p->in_w * p->depth;
+    int32_t o = 0; /* the output pixel's first element */
     for (int32_t b = 0; b < p->batches; b++)
         for (int32_t oy = 0; oy < p->out_h; oy++)
-            for (int32_t ox = 0; ox < p->out_w; ox++) {
+            for (int32_t ox = 0; ox < p->out_w; ox++, o += p->depth) {
                 const window w = window_at(p, oy, ox);
-                const int64_t n = (int64_t)(w.y1 - w.y0) * (w.x1 - w.x0);
-                const int64_t o = (((int64_t)b * p->out_h + oy) * p->out_w + ox) * p->depth;
+                const int32_t n = (w.y1 - w.y0) * (w.x1 - w.x0);
                 if (n == 0) continue; /* refused in prepare */
                 for (int32_t c0 = 0; c0 < p->depth; c0 += POOL_BLOCK) {
                     const int32_t nc = p->depth - c0 < POOL_BLOCK ? p->depth - c0 : POOL_BLOCK;
                     int32_t acc[POOL_BLOCK];
                     for (int32_t k = 0; k < nc; k++) acc[k] = is_max ? INT32_MIN : 0;
-                    fn(acc, in, (int64_t)b * p->in_h * row + c0, row, px, w, nc);
+                    fn(acc, in, b * p->in_h * row + c0, row, px, w, nc);
                     for (int32_t k = 0; k < nc; k++) {
-                        const int64_t r = is_max ? acc[k] : rounded_div(acc[k], n);
-                        store(out, o + c0 + k, kind, (int32_t)clamp64(r, p->act_min, p->act_max));
+                        const int32_t r = is_max ? acc[k] : rounded_div(acc[k], n);
+                        store(out, o + c0 + k, kind, edge_clamp_i32(r, p->act_min, p->act_max));
                     }
                 }
             }

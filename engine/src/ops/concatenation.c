@@ -13,7 +13,7 @@
  * The fused activation must be NONE, as in TFLite (it rejects the others).
  */
 #include "../quant.h"
-#include "ops.h"
+#include "op_common.h"
 
 enum { CONCAT_OPTIONS_TYPE = 10 };
 enum { OPT_AXIS = 0, OPT_ACTIVATION = 1 };
@@ -37,17 +37,14 @@ static uint32_t params_size(uint32_t n) {
     return (uint32_t)(sizeof(concat_params) + n * sizeof(concat_input));
 }
 
+static const edge_op_form form = {1, EDGE_MAX_OP_IO - 1, 0, 0, CONCAT_OPTIONS_TYPE, 0,
+                                   "ConcatenationOptions"};
+
 static edge_status prepare(edge_op_ctx *c) {
-    const edge_op_rt *op = c->op;
-    const uint32_t n = op->n_in;
-    if (n < 1 || n > EDGE_MAX_OP_IO - 1 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 to %d inputs and 1 output, has %u and %u",
-                            EDGE_MAX_OP_IO - 1, n, op->n_out);
-    const edge_tensor_rt *out = edge_out(c, 0), *in0 = edge_in(c, 0);
-    if (!out || !in0) return edge_op_fail(c, EDGE_ERR_MODEL, "input 0 or output missing");
-    if (op->options_type != CONCAT_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not ConcatenationOptions (type %u)",
-                            (unsigned)op->options_type);
+    const uint32_t n = c->op->n_in;
+    edge_tensor_rt *in0, *out;
+    const edge_status st = edge_op_begin(c, &form, &in0, &out);
+    if (st) return st;
     const int act = edge_opt_u8(c, OPT_ACTIVATION, 0);
     if (act != EDGE_ACT_NONE)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
@@ -101,7 +98,8 @@ static edge_status prepare(edge_op_ctx *c) {
         for (uint32_t i = 0; quantized8 && i < n; i++) {
             const edge_tensor_rt *t = edge_in(c, i);
             const float s = edge_q_scale(t, 0);
-            if (s == out_scale && edge_q_zero(t, 0) == out_zp) continue;
+            const int32_t zp = edge_q_zero(t, 0);
+            if (s == out_scale && zp == out_zp) continue;
             /* Rescaled: both scales must be usable numbers. */
             if (!(out_scale > 0.0f && out_scale < 3.0e38f && s > 0.0f && s < 3.0e38f))
                 return edge_op_fail(c, EDGE_ERR_MODEL,
@@ -109,7 +107,7 @@ static edge_status prepare(edge_op_ctx *c) {
                                     "the output's is not a positive number",
                                     i);
             const int32_t lo = type == EDGE_INT8 ? -128 : 0, hi = type == EDGE_INT8 ? 127 : 255;
-            if (edge_q_zero(t, 0) < lo || edge_q_zero(t, 0) > hi || out_zp < lo || out_zp > hi)
+            if (zp < lo || zp > hi || out_zp < lo || out_zp > hi)
                 return edge_op_fail(c, EDGE_ERR_MODEL, "zero point outside the %s range",
                                     edge_type_name(type));
         }

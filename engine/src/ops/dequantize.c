@@ -11,17 +11,13 @@
  * used as the oracle requires. float16 -> float32 is an exact widening.
  */
 #include "../quant.h"
-#include "ops.h"
+#include "op_common.h"
 
 enum { DEQUANTIZE_OPTIONS_TYPE = 38 };
 
 typedef struct dequantize_params {
-    int64_t count;
-    int64_t outer, inner; /* per-channel layout: outer x channels x inner */
-    int32_t channels;     /* 0 = per-tensor */
+    edge_channel_layout lay; /* of the input: each channel its scale and zero point */
     int32_t in_type;
-    int32_t zp;
-    float scale;
 } dequantize_params;
 
 /* IEEE binary16 bits -> float, exactly (subnormals, inf and NaN kept). */
@@ -47,16 +43,12 @@ static float half_to_float(uint16_t h) {
     return v.f;
 }
 
+static const edge_op_form form = {1, 1, 0, 0, DEQUANTIZE_OPTIONS_TYPE, 0, "DequantizeOptions"};
+
 static edge_status prepare(edge_op_ctx *c) {
-    edge_op_rt *op = c->op;
-    if (op->n_in != 1 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u", op->n_in,
-                            op->n_out);
-    edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
-    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
-    if (op->options_type != DEQUANTIZE_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not DequantizeOptions (type %u)",
-                            (unsigned)op->options_type);
+    edge_tensor_rt *in, *out;
+    const edge_status st = edge_op_begin(c, &form, &in, &out);
+    if (st) return st;
     const edge_type it = in->t.type;
     if (it != EDGE_INT8 && it != EDGE_UINT8 && it != EDGE_INT16 && it != EDGE_FLOAT16)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "input %s not supported (int8, uint8, int16, float16)",
@@ -64,46 +56,28 @@ static edge_status prepare(edge_op_ctx *c) {
     if (out->t.type != EDGE_FLOAT32)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "output %s not supported (float32)",
                             edge_type_name(out->t.type));
-    if (edge_numel(&in->t) != edge_numel(&out->t))
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "input has %ld elements, output %ld",
-                            (long)edge_numel(&in->t), (long)edge_numel(&out->t));
+    const edge_status sc = edge_op_check_count(c, in, out);
+    if (sc) return sc;
 
     dequantize_params p;
     edge_memset(&p, 0, sizeof p);
-    p.count = edge_numel(&in->t);
     p.in_type = (int32_t)it;
+    /* float16 reads no scale: its channels, if any, change nothing. */
+    edge_op_channels(in, &p.lay);
     if (it != EDGE_FLOAT16) {
         if (in->q_count < 1) return edge_op_fail(c, EDGE_ERR_MODEL, "%s input must be quantized",
                                                  edge_type_name(it));
-        if (in->q_count > 1) {
-            if (it == EDGE_INT16)
-                return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel int16 (TFLite's neither)");
-            p.channels = (int32_t)in->q_count;
-            p.outer = 1;
-            p.inner = 1;
-            for (int32_t d = 0; d < in->t.rank; d++) {
-                if (d < in->q_dim) p.outer *= in->t.dims[d];
-                else if (d > in->q_dim) p.inner *= in->t.dims[d];
-            }
-        } else {
-            p.scale = edge_q_scale(in, 0);
-            p.zp = edge_q_zero(in, 0);
-            if (it == EDGE_INT16 && p.zp != 0)
-                return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 needs zero point 0 (has %d)", p.zp);
-        }
+        if (in->q_count > 1 && it == EDGE_INT16)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel int16 (TFLite's neither)");
+        if (in->q_count == 1 && it == EDGE_INT16 && edge_q_zero(in, 0) != 0)
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 needs zero point 0 (has %d)",
+                                edge_q_zero(in, 0));
     }
 
-    if (!c->params) {
-        op->params_bytes = (uint32_t)sizeof(dequantize_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
-        return EDGE_OK;
-    }
-    *(dequantize_params *)c->params = p;
-    return EDGE_OK;
+    return edge_op_keep_params(c, &p, (uint32_t)sizeof p);
 }
 
-static int32_t load(int32_t type, const void *in, int64_t i) {
+static int32_t load(int32_t type, const void *in, int32_t i) {
     if (type == EDGE_INT8) return ((const int8_t *)in)[i];
     if (type == EDGE_UINT8) return ((const uint8_t *)in)[i];
     return ((const int16_t *)in)[i];
@@ -111,27 +85,18 @@ static int32_t load(int32_t type, const void *in, int64_t i) {
 
 static edge_status eval(edge_op_ctx *c) {
     const dequantize_params *p = (const dequantize_params *)c->params;
-    edge_tensor_rt *in_t = edge_in(c, 0);
+    const edge_tensor_rt *in_t = edge_in(c, 0);
     const void *in = in_t->t.data;
     float *out = (float *)edge_out_data(c, 0);
-    if (p->in_type == EDGE_FLOAT16) {
-        const uint16_t *h = (const uint16_t *)in;
-        for (int64_t i = 0; i < p->count; i++) out[i] = half_to_float(h[i]);
-        return EDGE_OK;
-    }
-    if (p->channels) {
-        int64_t i = 0;
-        for (int64_t o = 0; o < p->outer; o++)
-            for (int32_t ch = 0; ch < p->channels; ch++) {
-                const float s = edge_q_scale(in_t, (uint32_t)ch);
-                const int32_t zp = edge_q_zero(in_t, (uint32_t)ch);
-                for (int64_t k = 0; k < p->inner; k++, i++)
-                    out[i] = s * (float)(load(p->in_type, in, i) - zp);
-            }
-        return EDGE_OK;
-    }
-    for (int64_t i = 0; i < p->count; i++)
-        out[i] = p->scale * (float)(load(p->in_type, in, i) - p->zp);
+    int32_t i = 0;
+    for (int32_t o = 0; o < p->lay.outer; o++)
+        for (int32_t ch = 0; ch < p->lay.channels; ch++) {
+            const float s = edge_q_scale(in_t, (uint32_t)ch);
+            const int32_t zp = edge_q_zero(in_t, (uint32_t)ch);
+            for (int32_t k = 0; k < p->lay.inner; k++, i++)
+                out[i] = p->in_type == EDGE_FLOAT16 ? half_to_float(((const uint16_t *)in)[i])
+                                                    : s * (float)(load(p->in_type, in, i) - zp);
+        }
     return EDGE_OK;
 }
 

@@ -19,28 +19,29 @@
  * float sums match too; no scratch is needed.
  */
 #include "../quant.h"
-#include "ops.h"
+#include "op_common.h"
 
 enum { REDUCER_OPTIONS_TYPE = 27 };
 enum { OPT_KEEP_DIMS = 0 };
 
 typedef struct mean_params {
     /* Input dimensions split into kept and reduced groups, outermost first,
-     * adjacent dimensions of one kind merged: extents and element strides. */
+     * adjacent dimensions of one kind merged: extents and element strides
+     * (all below 2^31 when there is anything to sum). */
     int32_t n_keep, n_red;
     int32_t keep_ext[EDGE_MAX_DIMS], red_ext[EDGE_MAX_DIMS];
-    int64_t keep_stride[EDGE_MAX_DIMS], red_stride[EDGE_MAX_DIMS];
-    int64_t n_out;  /* output elements */
-    int64_t n;      /* elements averaged into each output (0: output zeros) */
+    int32_t keep_stride[EDGE_MAX_DIMS], red_stride[EDGE_MAX_DIMS];
+    int32_t n_out; /* output elements */
+    int32_t n;     /* elements averaged into each output (0: output zeros) */
     int32_t in_zp, out_zp, mult, shift;
     int32_t qmin, qmax;
-    int32_t type;
+    int32_t type, elem_size;
 } mean_params;
 
 /* Odometer step over extents ext[0..k) (last fastest) with strides; returns
  * the change of offset, or sets *done when it wraps. */
-static int64_t step(int32_t *idx, const int32_t *ext, const int64_t *stride, int32_t k, int *done) {
-    int64_t delta = 0;
+static int32_t step(int32_t *idx, const int32_t *ext, const int32_t *stride, int32_t k, int *done) {
+    int32_t delta = 0;
     for (int32_t d = k - 1; d >= 0; d--) {
         delta += stride[d];
         if (++idx[d] < ext[d]) return delta;
@@ -51,64 +52,56 @@ static int64_t step(int32_t *idx, const int32_t *ext, const int64_t *stride, int
     return delta;
 }
 
-/* The sum of one output's reduced elements, starting at input offset base.
- * The innermost reduced group is a strided run; the outer groups step an
- * odometer. Integer sums wrap in 32 bits as the reference's WrappingAdd. */
-#define SUM_REDUCED(T, ACC, in, base)                                                                \
-    do {                                                                                             \
-        const int32_t last = p->n_red - 1;                                                           \
-        const int32_t run = p->n_red > 0 ? p->red_ext[last] : 1;                                     \
-        const int64_t rs = p->n_red > 0 ? p->red_stride[last] : 0;                                   \
-        int32_t idx[EDGE_MAX_DIMS] = {0};                                                            \
-        int64_t off = (base);                                                                        \
-        int done = 0;                                                                                \
-        while (!done) {                                                                              \
-            const T *x = (const T *)(in) + off;                                                      \
-            for (int32_t k = 0; k < run; k++) ACC(x[(int64_t)k * rs]);                               \
-            off += step(idx, p->red_ext, p->red_stride, last > 0 ? last : 0, &done);                 \
-        }                                                                                            \
-    } while (0)
+/* A sum in progress: integer sums wrap in 32 bits as the reference's
+ * WrappingAdd; float sums add in input order. */
+typedef struct mean_acc {
+    uint32_t i;
+    float f;
+} mean_acc;
 
-static int32_t sum_int(const mean_params *p, const void *in, int64_t base) {
-    int64_t acc = 0; /* exact; reduced mod 2^32 below as the int32 wrap does */
-#define ACC_INT(v) (acc += (v))
-    switch (p->type) {
-    case EDGE_INT8: SUM_REDUCED(int8_t, ACC_INT, in, base); break;
-    case EDGE_UINT8: SUM_REDUCED(uint8_t, ACC_INT, in, base); break;
-    default: SUM_REDUCED(int16_t, ACC_INT, in, base); break;
+/* Adds run elements rs apart, one small loop per element type. */
+typedef void (*mean_run_fn)(mean_acc *a, const void *x, int32_t run, int32_t rs);
+#define MEAN_RUN(NAME, T, V, FIELD, CAST)                                                          \
+    static void NAME(mean_acc *a, const void *x, int32_t run, int32_t rs) {                        \
+        for (int32_t k = 0; k < run; k++) {                                                        \
+            const V v = ((const T *)x)[k * rs];                                                    \
+            a->FIELD += CAST v;                                                                    \
+        }                                                                                          \
     }
-#undef ACC_INT
-    return (int32_t)(uint32_t)(uint64_t)acc;
+MEAN_RUN(run_s8, int8_t, int32_t, i, (uint32_t))
+MEAN_RUN(run_u8, uint8_t, int32_t, i, (uint32_t))
+MEAN_RUN(run_s16, int16_t, int32_t, i, (uint32_t))
+MEAN_RUN(run_f32, float, float, f, )
+
+/* The sum of one output's reduced elements, starting at input offset base:
+ * the innermost reduced group is a strided run; the outer groups step an
+ * odometer, so elements come in increasing input offset. */
+static mean_acc sum_reduced(const mean_params *p, mean_run_fn fn, const uint8_t *in, int32_t base) {
+    const int32_t last = p->n_red - 1;
+    const int32_t run = last >= 0 ? p->red_ext[last] : 1;
+    const int32_t rs = last >= 0 ? p->red_stride[last] : 0;
+    int32_t idx[EDGE_MAX_DIMS] = {0};
+    mean_acc a = {0, 0.0f};
+    int done = 0;
+    while (!done) {
+        fn(&a, in + (size_t)base * (size_t)p->elem_size, run, rs);
+        base += step(idx, p->red_ext, p->red_stride, last > 0 ? last : 0, &done);
+    }
+    return a;
 }
 
-static float sum_float(const mean_params *p, const float *in, int64_t base) {
-    float acc = 0.0f;
-#define ACC_F(v) (acc += (v))
-    SUM_REDUCED(float, ACC_F, in, base);
-#undef ACC_F
-    return acc;
-}
+static const edge_op_form form = {2, 2, 2, EDGE_FORM_ONE_TYPE | EDGE_FORM_NUMERIC, REDUCER_OPTIONS_TYPE, 0,
+                                   "ReducerOptions"};
 
 static edge_status prepare(edge_op_ctx *c) {
-    edge_op_rt *op = c->op;
-    if (op->n_in != 2 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 2 inputs and 1 output, has %u and %u", op->n_in,
-                            op->n_out);
-    edge_tensor_rt *in = edge_in(c, 0), *axis = edge_in(c, 1), *out = edge_out(c, 0);
-    if (!in || !axis || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input, axis or output missing");
-    if (op->options_type != REDUCER_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not ReducerOptions (type %u)",
-                            (unsigned)op->options_type);
+    edge_tensor_rt *in, *out;
+    const edge_status st = edge_op_begin(c, &form, &in, &out);
+    if (st) return st;
+    const edge_tensor_rt *axis = edge_in(c, 1);
     const edge_type t = in->t.type;
-    if (out->t.type != t)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "input %s with output %s (must be one type)",
-                            edge_type_name(t), edge_type_name(out->t.type));
-    if (t != EDGE_INT8 && t != EDGE_UINT8 && t != EDGE_INT16 && t != EDGE_FLOAT32)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (int8, uint8, int16, float32)",
-                            edge_type_name(t));
     if (axis->t.type != EDGE_INT32)
         return edge_op_fail(c, EDGE_ERR_MODEL, "axis must be int32, is %s", edge_type_name(axis->t.type));
-    const int64_t n_axis = edge_numel(&axis->t);
+    const int32_t n_axis = (int32_t)edge_numel(&axis->t); /* below 2^31, as every tensor */
     if (n_axis > 0 && (!axis->is_const || !axis->t.data))
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "axis must be a constant tensor");
 
@@ -117,7 +110,7 @@ static edge_status prepare(edge_op_ctx *c) {
         return edge_op_fail(c, EDGE_ERR_SHAPE, "input rank %d", rank);
     /* Resolve the axes: negative ones count from the end, repeats drop out. */
     int reduced[EDGE_MAX_DIMS] = {0};
-    for (int64_t i = 0; i < n_axis && rank > 0; i++) {
+    for (int32_t i = 0; i < n_axis && rank > 0; i++) {
         int32_t a = fb_i32_at((const uint8_t *)axis->t.data, (uint32_t)i);
         if (a < 0) a += rank;
         if (a < 0 || a >= rank)
@@ -127,15 +120,16 @@ static edge_status prepare(edge_op_ctx *c) {
     }
     const int keep_dims = edge_opt_u8(c, OPT_KEEP_DIMS, 0);
 
-    /* The output shape the reference computes. */
-    int32_t want[EDGE_MAX_DIMS];
+    /* The output shape the reference computes, against the model's. */
     int32_t want_rank = 0;
+    int same = 1;
     for (int32_t d = 0; d < rank; d++) {
-        if (!reduced[d]) want[want_rank++] = in->t.dims[d];
-        else if (keep_dims) want[want_rank++] = 1;
+        if (reduced[d] && !keep_dims) continue;
+        const int32_t w = reduced[d] ? 1 : in->t.dims[d];
+        if (want_rank >= out->t.rank || out->t.dims[want_rank] != w) same = 0;
+        want_rank++;
     }
-    int same = out->t.rank == want_rank;
-    for (int32_t d = 0; same && d < want_rank; d++) same = out->t.dims[d] == want[d];
+    if (want_rank != out->t.rank) same = 0;
     if (!same)
         return edge_op_fail(c, EDGE_ERR_SHAPE,
                             "output is %d-D with %ld elements, the reduction gives %d-D (keep_dims %d)",
@@ -144,45 +138,37 @@ static edge_status prepare(edge_op_ctx *c) {
     mean_params p;
     edge_memset(&p, 0, sizeof p);
     p.type = (int32_t)t;
-    p.n_out = edge_numel(&out->t);
-    /* Group the input dimensions (extent-1 ones drop out). */
-    int64_t stride = 1, n = 1;
-    int32_t ke[EDGE_MAX_DIMS], re[EDGE_MAX_DIMS];
-    int64_t ks[EDGE_MAX_DIMS], rs[EDGE_MAX_DIMS];
-    int32_t nk = 0, nr = 0, last = -1; /* last kind pushed, innermost first */
-    for (int32_t d = rank - 1; d >= 0; d--) {
-        const int32_t e = in->t.dims[d];
-        if (reduced[d]) n *= e;
+    p.elem_size = (int32_t)edge_type_size(t);
+    p.n_out = (int32_t)edge_numel(&out->t);
+    /* Group the input dimensions, outermost first: extent-1 ones drop out,
+     * a group's stride is that of its innermost dimension (the product of
+     * the extents after it). Unsigned products: with an empty input they
+     * may wrap, unused then. */
+    uint32_t after[EDGE_MAX_DIMS + 1], n = 1;
+    after[rank] = 1;
+    for (int32_t d = rank - 1; d >= 0; d--) after[d] = after[d + 1] * (uint32_t)in->t.dims[d];
+    int32_t last = -1; /* kind of the last group */
+    for (int32_t d = 0; d < rank; d++) {
+        const int32_t e = in->t.dims[d], red = reduced[d];
+        if (red) n *= (uint32_t)e;
         if (e == 1) continue;
-        if (reduced[d]) {
-            if (last == 1 && (int64_t)re[nr - 1] * e <= 0x7fffffff) re[nr - 1] *= e;
-            else { re[nr] = e; rs[nr] = stride; nr++; }
-            last = 1;
-        } else {
-            if (last == 0 && (int64_t)ke[nk - 1] * e <= 0x7fffffff) ke[nk - 1] *= e;
-            else { ke[nk] = e; ks[nk] = stride; nk++; }
-            last = 0;
-        }
-        stride *= e;
+        int32_t *ext = red ? p.red_ext : p.keep_ext, *str = red ? p.red_stride : p.keep_stride;
+        int32_t *cnt = red ? &p.n_red : &p.n_keep;
+        if (last != red) ext[(*cnt)++] = 1;
+        ext[*cnt - 1] = (int32_t)((uint32_t)ext[*cnt - 1] * (uint32_t)e);
+        str[*cnt - 1] = (int32_t)after[d + 1];
+        last = red;
     }
-    p.n = edge_numel(&in->t) == 0 ? 0 : n;
-    p.n_keep = nk;
-    p.n_red = nr;
-    for (int32_t i = 0; i < nk; i++) { /* outermost first */
-        p.keep_ext[i] = ke[nk - 1 - i];
-        p.keep_stride[i] = ks[nk - 1 - i];
-    }
-    for (int32_t i = 0; i < nr; i++) {
-        p.red_ext[i] = re[nr - 1 - i];
-        p.red_stride[i] = rs[nr - 1 - i];
-    }
+    p.n = edge_numel(&in->t) == 0 ? 0 : (int32_t)n;
 
     if (t != EDGE_FLOAT32) {
         if (in->q_count < 1 || out->q_count < 1)
             return edge_op_fail(c, EDGE_ERR_MODEL, "%s input and output must be quantized",
                                 edge_type_name(t));
-        const float si = edge_q_scale(in, 0), so = edge_q_scale(out, 0);
-        if (!(si > 0.0f) || !(so > 0.0f)) return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
+        int32_t mult;
+        int shift;
+        const edge_status rq = edge_op_requant(c, in, out, &mult, &shift);
+        if (rq) return rq;
         p.in_zp = edge_q_zero(in, 0);
         p.out_zp = edge_q_zero(out, 0);
         if (t == EDGE_INT16 && (p.in_zp != 0 || p.out_zp != 0))
@@ -190,16 +176,10 @@ static edge_status prepare(edge_op_ctx *c) {
                                 p.in_zp, p.out_zp);
         p.qmin = t == EDGE_INT8 ? -128 : (t == EDGE_UINT8 ? 0 : -32768);
         p.qmax = t == EDGE_INT8 ? 127 : (t == EDGE_UINT8 ? 255 : 32767);
-        int32_t mult;
-        int shift;
-        edge_quantize_multiplier((double)si / (double)so, &mult, &shift);
-        if (shift > 30)
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "requantization shift %d out of range", shift);
         if (p.n > 0) {
             /* Fold 1/n into the multiplier. */
             int s = 0;
-            while (s < 62 && ((uint64_t)p.n >> (s + 1)) != 0) s++; /* floor(log2 n) */
-            if (s > 32) s = 32;
+            while ((uint32_t)p.n >> (s + 1)) s++; /* floor(log2 n), at most 30 */
             if (s > 31 + shift) s = 31 + shift;
             mult = (int32_t)(((int64_t)mult << s) / p.n);
             shift -= s;
@@ -208,35 +188,33 @@ static edge_status prepare(edge_op_ctx *c) {
         p.shift = shift;
     }
 
-    if (!c->params) {
-        op->params_bytes = (uint32_t)sizeof(mean_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
-        return EDGE_OK;
-    }
-    *(mean_params *)c->params = p;
-    return EDGE_OK;
+    return edge_op_keep_params(c, &p, (uint32_t)sizeof p);
 }
 
 static edge_status eval(edge_op_ctx *c) {
     const mean_params *p = (const mean_params *)c->params;
-    const void *in = edge_in_data(c, 0);
+    const uint8_t *in = (const uint8_t *)edge_in_data(c, 0);
     void *out = edge_out_data(c, 0);
     if (p->n_out <= 0) return EDGE_OK;
     if (p->n == 0) { /* empty reduction: the reference leaves zeros */
-        edge_memset(out, 0, (size_t)p->n_out * edge_type_size((edge_type)p->type));
+        edge_memset(out, 0, (size_t)p->n_out * (size_t)p->elem_size);
         return EDGE_OK;
     }
+    const mean_run_fn fn = p->type == EDGE_INT8    ? run_s8
+                           : p->type == EDGE_UINT8 ? run_u8
+                           : p->type == EDGE_INT16 ? run_s16
+                                                   : run_f32;
     int32_t idx[EDGE_MAX_DIMS] = {0};
-    int64_t base = 0;
-    for (int64_t o = 0; o < p->n_out; o++) {
+    int32_t base = 0;
+    for (int32_t o = 0; o < p->n_out; o++) {
+        const mean_acc a = sum_reduced(p, fn, in, base);
         if (p->type == EDGE_FLOAT32) {
-            ((float *)out)[o] = sum_float(p, (const float *)in, base) / (float)p->n;
+            ((float *)out)[o] = a.f / (float)p->n;
         } else {
-            const int32_t sum = sum_int(p, in, base);
-            const int32_t shifted = (int32_t)(uint32_t)((int64_t)sum - (int64_t)p->in_zp * p->n);
-            int32_t v = edge_mbqm(shifted, p->mult, p->shift) + p->out_zp;
-            v = v < p->qmin ? p->qmin : (v > p->qmax ? p->qmax : v);
+            /* sum - in_zp * n, wrapping as the reference's int32 math. */
+            const int32_t shifted = (int32_t)(a.i - (uint32_t)p->in_zp * (uint32_t)p->n);
+            const int32_t v = edge_clamp_i32(edge_mbqm(shifted, p->mult, p->shift) + p->out_zp, p->qmin,
+                                             p->qmax);
             if (p->type == EDGE_INT8) ((int8_t *)out)[o] = (int8_t)v;
             else if (p->type == EDGE_UINT8) ((uint8_t *)out)[o] = (uint8_t)v;
             else ((int16_t *)out)[o] = (int16_t)v;

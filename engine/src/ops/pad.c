@@ -8,7 +8,7 @@
  * quantized 8/16-bit tensors (so padding means real 0.0) and 0 for the rest.
  * Every element type is moved as bytes.
  */
-#include "ops.h"
+#include "op_common.h"
 
 enum { PAD_OPTIONS_TYPE = 22, PADV2_OPTIONS_TYPE = 43 };
 enum { PAD_DIMS = 5 };
@@ -27,23 +27,16 @@ static int is_quantized_int(const edge_tensor_rt *t) {
            ((t->t.type == EDGE_INT8 || t->t.type == EDGE_INT16) && t->q_count > 0);
 }
 
+static const edge_op_form form = {2, 3, 2, EDGE_FORM_SAME_TYPE, PAD_OPTIONS_TYPE, PADV2_OPTIONS_TYPE,
+                                   "PadOptions"};
+
 static edge_status prepare(edge_op_ctx *c) {
-    const edge_op_rt *op = c->op;
-    if (op->n_in < 2 || op->n_in > 3 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 2 or 3 inputs and 1 output, has %u and %u",
-                            op->n_in, op->n_out);
-    const edge_tensor_rt *in = edge_in(c, 0), *pads = edge_in(c, 1), *value = edge_in(c, 2);
-    const edge_tensor_rt *out = edge_out(c, 0);
-    if (!in || !pads || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input, paddings or output missing");
-    if (op->options_type != PAD_OPTIONS_TYPE && op->options_type != PADV2_OPTIONS_TYPE &&
-        op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not PadOptions (type %u)",
-                            (unsigned)op->options_type);
+    edge_tensor_rt *in, *out;
+    const edge_status st = edge_op_begin(c, &form, &in, &out);
+    if (st) return st;
+    const edge_tensor_rt *pads = edge_in(c, 1), *value = edge_in(c, 2);
     const edge_type type = in->t.type;
     const uint32_t elem = (uint32_t)edge_type_size(type);
-    if (out->t.type != type)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "input is %s but output is %s", edge_type_name(type),
-                            edge_type_name(out->t.type));
     if (elem == 0 || elem > 8)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "element type %s not supported",
                             edge_type_name(type));
@@ -62,34 +55,30 @@ static edge_status prepare(edge_op_ctx *c) {
         return edge_op_fail(c, EDGE_ERR_SHAPE, "output is %d-D but the input is %d-D", out->t.rank,
                             rank);
 
+    /* Each padding as int32 words: the low one, and for int64 the high one,
+     * which must be 0 for a value in [0, 2^31). */
     int32_t left[PAD_DIMS];
     const uint8_t *pd = (const uint8_t *)pads->t.data;
+    const uint32_t words = pads->t.type == EDGE_INT64 ? 2u : 1u;
     for (int32_t d = 0; d < rank; d++) {
-        int64_t l, r;
-        if (pads->t.type == EDGE_INT32) {
-            l = fb_i32_at(pd, 2u * (uint32_t)d);
-            r = fb_i32_at(pd, 2u * (uint32_t)d + 1u);
-        } else {
-            l = fb_i64_at(pd, 2u * (uint32_t)d);
-            r = fb_i64_at(pd, 2u * (uint32_t)d + 1u);
-        }
-        if (l < 0 || r < 0 || l > 0x7fffffff || r > 0x7fffffff)
-            return edge_op_fail(c, EDGE_ERR_MODEL, "paddings of dimension %d (%ld, %ld) are not in [0, 2^31)",
-                                d, (long)l, (long)r);
+        const uint32_t at = 2u * words * (uint32_t)d;
+        const int32_t l = fb_i32_at(pd, at), r = fb_i32_at(pd, at + words);
+        if (l < 0 || r < 0 || (words == 2 && (fb_i32_at(pd, at + 1) != 0 || fb_i32_at(pd, at + 3) != 0)))
+            return edge_op_fail(c, EDGE_ERR_MODEL, "paddings of dimension %d are not in [0, 2^31)", d);
         if ((int64_t)in->t.dims[d] + l + r != out->t.dims[d])
             return edge_op_fail(c, EDGE_ERR_SHAPE,
-                                "dimension %d: input %d padded by %ld and %ld is not the output's %d", d,
-                                in->t.dims[d], (long)l, (long)r, out->t.dims[d]);
-        left[d] = (int32_t)l;
+                                "dimension %d: input %d padded by %d and %d is not the output's %d", d,
+                                in->t.dims[d], l, r, out->t.dims[d]);
+        left[d] = l;
     }
 
     if (value) {
         if (value->t.type != type)
             return edge_op_fail(c, EDGE_ERR_MODEL, "pad value is %s but the input is %s",
                                 edge_type_name(value->t.type), edge_type_name(type));
-        if (edge_numel(&value->t) != 1)
-            return edge_op_fail(c, EDGE_ERR_SHAPE, "pad value must hold one element, holds %ld",
-                                (long)edge_numel(&value->t));
+        const int64_t n_value = edge_numel(&value->t);
+        if (n_value != 1)
+            return edge_op_fail(c, EDGE_ERR_SHAPE, "pad value must hold one element, holds %ld", (long)n_value);
         if (is_quantized_int(in) &&
             (edge_q_zero(value, 0) != edge_q_zero(out, 0) || edge_q_scale(value, 0) != edge_q_scale(out, 0)))
             return edge_op_fail(c, EDGE_ERR_MODEL,
@@ -139,6 +128,10 @@ static uint8_t *fill(uint8_t *dst, const uint8_t *value, uint32_t es, size_t cou
     return dst;
 }
 
+/* Output rows (the last dimension) in raster order, by odometer over the
+ * four outer dimensions: a row outside the input is all padding, one
+ * inside is the next input row (they come in the input's raster order)
+ * between its left and right padding. */
 static edge_status eval(edge_op_ctx *c) {
     const pad_params *p = (const pad_params *)c->params;
     const uint8_t *src = (const uint8_t *)edge_in_data(c, 0);
@@ -148,35 +141,27 @@ static edge_status eval(edge_op_ctx *c) {
     edge_memcpy(value, p->value_at_eval ? (const uint8_t *)edge_in_data(c, 2) : p->value, es);
 
     const int32_t *od = p->out_dims, *id = p->in_dims, *l = p->left;
-    const size_t row = (size_t)od[4], in_row = (size_t)id[4];
-    const size_t right = row - in_row - (size_t)l[4];
-    for (int32_t o0 = 0; o0 < od[0]; o0++) {
-        const int32_t i0 = o0 - l[0];
-        for (int32_t o1 = 0; o1 < od[1]; o1++) {
-            const int32_t i1 = o1 - l[1];
-            for (int32_t o2 = 0; o2 < od[2]; o2++) {
-                const int32_t i2 = o2 - l[2];
-                for (int32_t o3 = 0; o3 < od[3]; o3++) {
-                    const int32_t i3 = o3 - l[3];
-                    if (i0 < 0 || i0 >= id[0] || i1 < 0 || i1 >= id[1] || i2 < 0 || i2 >= id[2] ||
-                        i3 < 0 || i3 >= id[3]) {
-                        dst = fill(dst, value, es, row);
-                        continue;
-                    }
-                    const size_t at =
-                        ((((size_t)i0 * (size_t)id[1] + (size_t)i1) * (size_t)id[2] + (size_t)i2) *
-                             (size_t)id[3] +
-                         (size_t)i3) *
-                        in_row;
-                    dst = fill(dst, value, es, (size_t)l[4]);
-                    edge_memcpy(dst, src + at * es, in_row * es);
-                    dst += in_row * es;
-                    dst = fill(dst, value, es, right);
-                }
-            }
+    const size_t row = (size_t)od[4], in_bytes = (size_t)id[4] * es;
+    const size_t right = row - (size_t)id[4] - (size_t)l[4];
+    int32_t o[4] = {0};
+    for (int32_t d = 0; d < 4; d++)
+        if (od[d] == 0) return EDGE_OK;
+    for (;;) {
+        int inside = 1;
+        for (int32_t d = 0; d < 4; d++)
+            if (o[d] < l[d] || o[d] - l[d] >= id[d]) inside = 0;
+        if (!inside) {
+            dst = fill(dst, value, es, row);
+        } else {
+            dst = fill(dst, value, es, (size_t)l[4]);
+            edge_memcpy(dst, src, in_bytes);
+            src += in_bytes;
+            dst = fill(dst + in_bytes, value, es, right);
         }
+        int32_t d = 3;
+        while (d >= 0 && ++o[d] == od[d]) o[d--] = 0;
+        if (d < 0) return EDGE_OK;
     }
-    return EDGE_OK;
 }
 
 const edge_op_impl edge_op_pad = {34, "PAD", prepare, eval, 0, 0};

@@ -3,34 +3,42 @@
  * Pool2DOptions, validating shapes and types, the padding and the fused
  * activation's clamp (see pool_2d.h).
  */
-#include "../kernels/conv_common.h"
+#include "../kernels/conv_common.h" /* EDGE_PADDING_* */
 #include "../quant.h"
+#include "op_common.h"
 #include "pool_2d.h"
 
 enum { POOL_OPTIONS_TYPE = 5 };
 enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_FILTER_W = 3, OPT_FILTER_H = 4,
        OPT_ACTIVATION = 5 };
 
+/* One spatial axis: its output extent and leading padding, as
+ * edge_conv_out_size / edge_conv_padding give them with dilation 1, in
+ * 32 bits (in, filter and stride are positive int32: the sums below fit
+ * unsigned 32 bits). Out of line, so it is there once for both axes. */
+static int32_t window_axis(int padding, int32_t in, int32_t filter, int32_t stride, int32_t *pad) {
+    int32_t out = 0;
+    if (in > 0 && padding == EDGE_PADDING_SAME)
+        out = (int32_t)(((uint32_t)in + (uint32_t)stride - 1u) / (uint32_t)stride);
+    else if (in > 0 && in >= filter)
+        out = (int32_t)(((uint32_t)(in - filter) + (uint32_t)stride) / (uint32_t)stride);
+    const int64_t total = (int64_t)(out - 1) * stride + filter - in;
+    *pad = total > 0 ? (int32_t)(total / 2) : 0;
+    return out;
+}
+
+static const edge_op_form form = {1, 1, 0, EDGE_FORM_ONE_TYPE | EDGE_FORM_NUMERIC, POOL_OPTIONS_TYPE, 0,
+                                   "Pool2DOptions"};
+
 edge_status edge_pool2d_prepare(edge_op_ctx *c, int average, int float_ok) {
     edge_op_rt *op = c->op;
-    if (op->n_in != 1 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u", op->n_in,
-                            op->n_out);
-    edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
-    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
-    if (op->options_type != POOL_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not Pool2DOptions (type %u)",
-                            (unsigned)op->options_type);
+    edge_tensor_rt *in, *out;
+    const edge_status st = edge_op_begin(c, &form, &in, &out);
+    if (st) return st;
     const edge_type t = in->t.type;
-    if (out->t.type != t)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "input %s with output %s (must be one type)",
-                            edge_type_name(t), edge_type_name(out->t.type));
     if (t == EDGE_FLOAT32 && !float_ok)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
                             "float32 runs on the op's float twin, which this build leaves out");
-    if (t != EDGE_INT8 && t != EDGE_UINT8 && t != EDGE_INT16 && t != EDGE_FLOAT32)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (int8, uint8, int16, float32)",
-                            edge_type_name(t));
     if (in->t.rank != 4 || out->t.rank != 4)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "input and output must be 4-D NHWC (are %d-D, %d-D)",
                             in->t.rank, out->t.rank);
@@ -54,18 +62,14 @@ edge_status edge_pool2d_prepare(edge_op_ctx *c, int average, int float_ok) {
     pp->in_h = in->t.dims[1];
     pp->in_w = in->t.dims[2];
     pp->depth = in->t.dims[3];
-    const int64_t out_h = edge_conv_out_size(padding, pp->in_h, pp->filter_h, pp->stride_h, 1);
-    const int64_t out_w = edge_conv_out_size(padding, pp->in_w, pp->filter_w, pp->stride_w, 1);
-    if (out->t.dims[0] != pp->batches || out->t.dims[1] != out_h || out->t.dims[2] != out_w ||
+    pp->out_h = window_axis(padding, pp->in_h, pp->filter_h, pp->stride_h, &pp->pad_h);
+    pp->out_w = window_axis(padding, pp->in_w, pp->filter_w, pp->stride_w, &pp->pad_w);
+    if (out->t.dims[0] != pp->batches || out->t.dims[1] != pp->out_h || out->t.dims[2] != pp->out_w ||
         out->t.dims[3] != pp->depth)
         return edge_op_fail(c, EDGE_ERR_SHAPE,
-                            "output is [%d,%d,%d,%d], the window gives [%d,%ld,%ld,%d]", out->t.dims[0],
-                            out->t.dims[1], out->t.dims[2], out->t.dims[3], pp->batches, (long)out_h,
-                            (long)out_w, pp->depth);
-    pp->out_h = (int32_t)out_h;
-    pp->out_w = (int32_t)out_w;
-    pp->pad_h = (int32_t)edge_conv_padding(pp->in_h, pp->filter_h, pp->stride_h, 1, out_h);
-    pp->pad_w = (int32_t)edge_conv_padding(pp->in_w, pp->filter_w, pp->stride_w, 1, out_w);
+                            "output is [%d,%d,%d,%d], the window gives [%d,%d,%d,%d]", out->t.dims[0],
+                            out->t.dims[1], out->t.dims[2], out->t.dims[3], pp->batches, pp->out_h,
+                            pp->out_w, pp->depth);
     if (average && !edge_pool_windows_nonempty(pp))
         return edge_op_fail(c, EDGE_ERR_SHAPE, "a pooling window lies entirely in the padding");
 
@@ -91,16 +95,11 @@ edge_status edge_pool2d_prepare(edge_op_ctx *c, int average, int float_ok) {
                                         pp->stride_w, pp->pad_h,    pp->pad_w, px,        px};
             edge_op_set_stream(c, 1u, edge_window_stream_d(&g, 1));
         }
-        op->params_bytes = (uint32_t)sizeof(pool2d_params);
-        op->scratch_bytes = 0;
         /* Average pooling adds every window element once per output. */
-        op->macs = average ? (uint64_t)pp->batches * (uint64_t)pp->out_h * (uint64_t)pp->out_w *
-                                 (uint64_t)pp->depth * (uint64_t)pp->filter_h * (uint64_t)pp->filter_w
+        op->macs = average ? (uint64_t)edge_numel(&out->t) * (uint64_t)pp->filter_h * (uint64_t)pp->filter_w
                            : 0;
-        return EDGE_OK;
     }
-    *(pool2d_params *)c->params = p;
-    return EDGE_OK;
+    return edge_op_keep_params(c, &p, (uint32_t)sizeof p);
 }
 
 

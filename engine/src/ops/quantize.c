@@ -13,18 +13,15 @@
  *    (The reference's int8 <-> uint8 XOR fast path gives the same bytes.)
  */
 #include "../quant.h"
-#include "ops.h"
+#include "op_common.h"
 
 enum { QUANTIZE_OPTIONS_TYPE = 89 };
 
 typedef struct quantize_params {
-    int64_t count;
-    int64_t outer, inner;  /* per-channel layout: outer x channels x inner */
-    int32_t channels;      /* 0 = per-tensor */
+    edge_channel_layout lay; /* of the output: each channel its scale and zero point */
     int32_t in_type, out_type;
-    int32_t in_zp, out_zp, mult, shift;
+    int32_t in_zp, mult, shift;
     int32_t qmin, qmax;
-    float scale;           /* per-tensor float -> int */
 } quantize_params;
 
 static int32_t type_min(edge_type t) {
@@ -34,16 +31,12 @@ static int32_t type_max(edge_type t) {
     return t == EDGE_INT8 ? 127 : (t == EDGE_UINT8 ? 255 : (t == EDGE_INT16 ? 32767 : INT32_MAX));
 }
 
+static const edge_op_form form = {1, 1, 0, 0, QUANTIZE_OPTIONS_TYPE, 0, "QuantizeOptions"};
+
 static edge_status prepare(edge_op_ctx *c) {
-    edge_op_rt *op = c->op;
-    if (op->n_in != 1 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u", op->n_in,
-                            op->n_out);
-    edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
-    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
-    if (op->options_type != QUANTIZE_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not QuantizeOptions (type %u)",
-                            (unsigned)op->options_type);
+    edge_tensor_rt *in, *out;
+    const edge_status st = edge_op_begin(c, &form, &in, &out);
+    if (st) return st;
     const edge_type it = in->t.type, ot = out->t.type;
     int ok;
     if (it == EDGE_FLOAT32) ok = ot == EDGE_INT8 || ot == EDGE_UINT8 || ot == EDGE_INT16;
@@ -55,82 +48,55 @@ static edge_status prepare(edge_op_ctx *c) {
                             "%s -> %s not supported (float32 -> int8/uint8/int16, int8/uint8 -> "
                             "int8/uint8, int16/int32 -> int8/int16)",
                             edge_type_name(it), edge_type_name(ot));
-    if (edge_numel(&in->t) != edge_numel(&out->t))
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "input has %ld elements, output %ld",
-                            (long)edge_numel(&in->t), (long)edge_numel(&out->t));
+    const edge_status sc = edge_op_check_count(c, in, out);
+    if (sc) return sc;
     if (out->q_count < 1) return edge_op_fail(c, EDGE_ERR_MODEL, "output must be quantized");
 
     quantize_params p;
     edge_memset(&p, 0, sizeof p);
-    p.count = edge_numel(&in->t);
     p.in_type = (int32_t)it;
     p.out_type = (int32_t)ot;
     p.qmin = type_min(ot);
     p.qmax = type_max(ot);
-    p.out_zp = edge_q_zero(out, 0);
+    edge_op_channels(out, &p.lay); /* numel(out) == numel(in), checked above */
 
     if (it == EDGE_FLOAT32) {
-        if (out->q_count > 1) {
-            /* Per-channel: the loader checked dims[q_dim] == q_count. */
-            p.channels = (int32_t)out->q_count;
-            p.outer = 1;
-            p.inner = 1;
-            for (int32_t d = 0; d < out->t.rank; d++) {
-                if (d < out->q_dim) p.outer *= out->t.dims[d];
-                else if (d > out->q_dim) p.inner *= out->t.dims[d];
-            }
-            if (!edge_same_shape(&in->t, &out->t))
-                return edge_op_fail(c, EDGE_ERR_SHAPE, "per-channel output must have the input's shape");
-        } else {
-            p.scale = edge_q_scale(out, 0);
-        }
+        /* Per-channel: the loader checked dims[q_dim] == q_count. */
+        if (out->q_count > 1 && !edge_same_shape(&in->t, &out->t))
+            return edge_op_fail(c, EDGE_ERR_SHAPE, "per-channel output must have the input's shape");
     } else {
         if (out->q_count > 1)
             return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel requantization");
         if (in->q_count < 1) return edge_op_fail(c, EDGE_ERR_MODEL, "%s input must be quantized",
                                                  edge_type_name(it));
-        const float si = edge_q_scale(in, 0), so = edge_q_scale(out, 0);
-        if (!(si > 0.0f) || !(so > 0.0f)) return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
-        p.in_zp = edge_q_zero(in, 0);
-        if (it == EDGE_INT16 && ot == EDGE_INT16 && (p.in_zp != 0 || p.out_zp != 0))
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 -> int16 needs zero points 0 (have %d, %d)",
-                                p.in_zp, p.out_zp);
         int shift;
-        edge_quantize_multiplier((double)si / (double)so, &p.mult, &shift);
-        if (shift > 30)
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "requantization shift %d out of range", shift);
+        const edge_status rq = edge_op_requant(c, in, out, &p.mult, &shift);
+        if (rq) return rq;
         p.shift = shift;
+        p.in_zp = edge_q_zero(in, 0);
+        const int32_t out_zp = edge_q_zero(out, 0);
+        if (it == EDGE_INT16 && ot == EDGE_INT16 && (p.in_zp != 0 || out_zp != 0))
+            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 -> int16 needs zero points 0 (have %d, %d)",
+                                p.in_zp, out_zp);
     }
 
-    if (!c->params) {
-        op->params_bytes = (uint32_t)sizeof(quantize_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
-        return EDGE_OK;
-    }
-    *(quantize_params *)c->params = p;
-    return EDGE_OK;
+    return edge_op_keep_params(c, &p, (uint32_t)sizeof p);
 }
 
 /* AffineQuantize's arithmetic: the float quotient rounded half away from
  * zero, plus the zero point, clamped (in double in the reference, exact
- * here in int64 as the rounded quotient is integral). NaN gives 0. */
+ * here in int64 as the rounded quotient is integral and below 2^31 in
+ * magnitude once the ends are taken). NaN gives 0. */
 static int32_t quantize_one(float x, float scale, int32_t zp, int32_t qmin, int32_t qmax) {
     const float r = edge_roundf(x / scale);
     if (r != r) return 0;
     if (r <= -2147483648.0f) return qmin;
     if (r >= 2147483648.0f) return qmax;
-    const int64_t v = (int64_t)r + zp;
+    const int64_t v = (int64_t)(int32_t)r + zp;
     return v < qmin ? qmin : (v > qmax ? qmax : (int32_t)v);
 }
 
-static void store(int32_t type, void *out, int64_t i, int32_t v) {
-    if (type == EDGE_INT8) ((int8_t *)out)[i] = (int8_t)v;
-    else if (type == EDGE_UINT8) ((uint8_t *)out)[i] = (uint8_t)v;
-    else ((int16_t *)out)[i] = (int16_t)v;
-}
-
-static int32_t load(int32_t type, const void *in, int64_t i) {
+static int32_t load(int32_t type, const void *in, int32_t i) {
     if (type == EDGE_INT8) return ((const int8_t *)in)[i];
     if (type == EDGE_UINT8) return ((const uint8_t *)in)[i];
     if (type == EDGE_INT16) return ((const int16_t *)in)[i];
@@ -139,32 +105,27 @@ static int32_t load(int32_t type, const void *in, int64_t i) {
 
 static edge_status eval(edge_op_ctx *c) {
     const quantize_params *p = (const quantize_params *)c->params;
-    edge_tensor_rt *out_t = edge_out(c, 0);
+    const edge_tensor_rt *out_t = edge_out(c, 0);
     const void *in = edge_in_data(c, 0);
     void *out = out_t->t.data;
-    if (p->in_type == EDGE_FLOAT32) {
-        const float *x = (const float *)in;
-        if (p->channels) {
-            int64_t i = 0;
-            for (int64_t o = 0; o < p->outer; o++)
-                for (int32_t ch = 0; ch < p->channels; ch++) {
-                    const float s = edge_q_scale(out_t, (uint32_t)ch);
-                    const int32_t zp = edge_q_zero(out_t, (uint32_t)ch);
-                    for (int64_t k = 0; k < p->inner; k++, i++)
-                        store(p->out_type, out, i, quantize_one(x[i], s, zp, p->qmin, p->qmax));
+    int32_t i = 0;
+    for (int32_t o = 0; o < p->lay.outer; o++)
+        for (int32_t ch = 0; ch < p->lay.channels; ch++) {
+            const float s = edge_q_scale(out_t, (uint32_t)ch);
+            const int32_t zp = edge_q_zero(out_t, (uint32_t)ch);
+            for (int32_t k = 0; k < p->lay.inner; k++, i++) {
+                int32_t v;
+                if (p->in_type == EDGE_FLOAT32) {
+                    v = quantize_one(((const float *)in)[i], s, zp, p->qmin, p->qmax);
+                } else {
+                    const int32_t d = (int32_t)((uint32_t)load(p->in_type, in, i) - (uint32_t)p->in_zp);
+                    v = edge_clamp_i32(edge_mbqm(d, p->mult, p->shift) + zp, p->qmin, p->qmax);
                 }
-        } else {
-            for (int64_t i = 0; i < p->count; i++)
-                store(p->out_type, out, i, quantize_one(x[i], p->scale, p->out_zp, p->qmin, p->qmax));
+                if (p->out_type == EDGE_INT8) ((int8_t *)out)[i] = (int8_t)v;
+                else if (p->out_type == EDGE_UINT8) ((uint8_t *)out)[i] = (uint8_t)v;
+                else ((int16_t *)out)[i] = (int16_t)v;
+            }
         }
-        return EDGE_OK;
-    }
-    for (int64_t i = 0; i < p->count; i++) {
-        const int32_t d = (int32_t)((uint32_t)load(p->in_type, in, i) - (uint32_t)p->in_zp);
-        int32_t v = edge_mbqm(d, p->mult, p->shift) + p->out_zp;
-        v = v < p->qmin ? p->qmin : (v > p->qmax ? p->qmax : v);
-        store(p->out_type, out, i, v);
-    }
     return EDGE_OK;
 }
 

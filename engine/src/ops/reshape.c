@@ -9,31 +9,10 @@
  * cannot be checked and is ignored. Any element type: the bytes are copied,
  * and only when the planner did not already place the output on the input.
  */
-#include "ops.h"
+#include "op_common.h"
 
 enum { RESHAPE_OPTIONS_TYPE = 17 };
 enum { OPT_NEW_SHAPE = 0 };
-
-/* "[1,2,3]" into buf (64 bytes), for messages. */
-static const char *dims_str(char *buf, const int32_t *dims, int32_t n) {
-    uint32_t k = 0;
-    buf[k++] = '[';
-    for (int32_t i = 0; i < n && k < 48; i++) {
-        char tmp[12];
-        int t = 0;
-        uint32_t v = dims[i] < 0 ? (uint32_t)0 - (uint32_t)dims[i] : (uint32_t)dims[i];
-        if (i) buf[k++] = ',';
-        if (dims[i] < 0) buf[k++] = '-';
-        do {
-            tmp[t++] = (char)('0' + v % 10u);
-            v /= 10u;
-        } while (v);
-        while (t) buf[k++] = tmp[--t];
-    }
-    buf[k++] = ']';
-    buf[k] = '\0';
-    return buf;
-}
 
 /* Does the requested shape (n int32 entries at `shape`) resolve to `out`'s? */
 static edge_status check_new_shape(const edge_op_ctx *c, const uint8_t *shape, uint32_t n,
@@ -65,38 +44,31 @@ static edge_status check_new_shape(const edge_op_ctx *c, const uint8_t *shape, u
                                 from);
         dims[stretch] = (int32_t)(in_count / known);
     }
-    int same = (int32_t)n == out->rank;
-    for (uint32_t i = 0; same && i < n; i++) same = dims[i] == out->dims[i];
-    if (!same) {
-        char a[64], b[64];
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "new shape %s from %s disagrees with the output's shape %s",
-                            dims_str(a, dims, (int32_t)n), from, dims_str(b, out->dims, out->rank));
-    }
+    if ((int32_t)n != out->rank)
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "new shape from %s has %u dimensions, the output %d", from, n,
+                            out->rank);
+    for (uint32_t i = 0; i < n; i++)
+        if (dims[i] != out->dims[i])
+            return edge_op_fail(c, EDGE_ERR_SHAPE,
+                                "new shape from %s disagrees with the output's shape: dimension %u is %d, "
+                                "the output's %d",
+                                from, i, dims[i], out->dims[i]);
     return EDGE_OK;
 }
 
+static const edge_op_form form = {1, 2, 0, EDGE_FORM_SAME_TYPE | EDGE_FORM_SIZED, RESHAPE_OPTIONS_TYPE, 0,
+                                   "ReshapeOptions"};
+
 static edge_status prepare(edge_op_ctx *c) {
-    const edge_op_rt *op = c->op;
-    if (op->n_in < 1 || op->n_in > 2 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 or 2 inputs and 1 output, has %u and %u",
-                            op->n_in, op->n_out);
-    const edge_tensor_rt *in = edge_in(c, 0), *shape = edge_in(c, 1), *out = edge_out(c, 0);
-    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
-    if (op->options_type != RESHAPE_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not ReshapeOptions (type %u)",
-                            (unsigned)op->options_type);
-    if (in->t.type != out->t.type)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "input is %s but output is %s",
-                            edge_type_name(in->t.type), edge_type_name(out->t.type));
-    if (edge_type_size(in->t.type) == 0)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "element type %s not supported",
-                            edge_type_name(in->t.type));
+    edge_tensor_rt *in, *out;
+    edge_status st = edge_op_begin(c, &form, &in, &out);
+    if (st) return st;
+    const edge_tensor_rt *shape = edge_in(c, 1);
     const int64_t in_count = edge_numel(&in->t), out_count = edge_numel(&out->t);
     if (in_count != out_count || in->t.bytes != out->t.bytes)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "input has %ld elements but output has %ld",
                             (long)in_count, (long)out_count);
 
-    edge_status st = EDGE_OK;
     if (shape && shape->t.rank == 1 && shape->t.type == EDGE_INT32) {
         if (shape->is_const)
             st = check_new_shape(c, (const uint8_t *)shape->t.data, (uint32_t)shape->t.dims[0],
@@ -110,11 +82,4 @@ static edge_status prepare(edge_op_ctx *c) {
     return st;
 }
 
-static edge_status eval(edge_op_ctx *c) {
-    const edge_tensor_rt *in = edge_in(c, 0);
-    edge_tensor_rt *out = edge_out(c, 0);
-    if (out->t.data != in->t.data) edge_memcpy(out->t.data, in->t.data, in->t.bytes);
-    return EDGE_OK;
-}
-
-const edge_op_impl edge_op_reshape = {22, "RESHAPE", prepare, eval, 1, 0};
+const edge_op_impl edge_op_reshape = {22, "RESHAPE", prepare, edge_op_view_eval, 1, 0};

@@ -18,7 +18,7 @@
 #include "../kernels/act_lut.h"
 #include "../kernels/fixedpoint.h"
 #include "../quant.h"
-#include "ops.h"
+#include "op_common.h"
 
 enum { SOFTMAX_OPTIONS_TYPE = 9 };
 enum { OPT_BETA = 0 };
@@ -34,16 +34,12 @@ typedef struct softmax_params {
 /* float_ok: the float32 code's prepare (the float twin's inner op); the
  * int8 op itself takes quantized tensors only, so a firmware without the
  * float twins carries no float softmax (nor the expf it needs). */
+static const edge_op_form form = {1, 1, 0, 0, SOFTMAX_OPTIONS_TYPE, 0, "SoftmaxOptions"};
+
 static edge_status prepare_any(edge_op_ctx *c, int float_ok) {
-    edge_op_rt *op = c->op;
-    if (op->n_in != 1 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u",
-                            op->n_in, op->n_out);
-    edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
-    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
-    if (op->options_type != SOFTMAX_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not SoftmaxOptions (type %u)",
-                            (unsigned)op->options_type);
+    edge_tensor_rt *in, *out;
+    const edge_status st = edge_op_begin(c, &form, &in, &out);
+    if (st) return st;
     const edge_type it = in->t.type, ot = out->t.type;
     if (it == EDGE_FLOAT32 && !float_ok)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
@@ -60,7 +56,7 @@ static edge_status prepare_any(edge_op_ctx *c, int float_ok) {
     if (!edge_same_shape(&in->t, &out->t))
         return edge_op_fail(c, EDGE_ERR_SHAPE, "output shape differs from the input's");
     const int32_t depth = edge_dim(&in->t, -1);
-    const int64_t numel = edge_numel(&in->t);
+    const int32_t numel = (int32_t)edge_numel(&in->t); /* below 2^31, as every tensor */
     if (depth <= 0 && numel != 0)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "last dimension is empty");
 
@@ -69,7 +65,7 @@ static edge_status prepare_any(edge_op_ctx *c, int float_ok) {
     p.in_type = (int32_t)it;
     p.out_type = (int32_t)ot;
     p.depth = depth;
-    p.outer = depth > 0 ? (int32_t)(numel / depth) : 0;
+    p.outer = depth > 0 ? numel / depth : 0;
     /* A missing options table leaves beta 0, as TFLite's zeroed params. */
     p.beta = edge_opt_f32(c, OPT_BETA, 0.0f);
 
@@ -102,16 +98,7 @@ static edge_status prepare_any(edge_op_ctx *c, int float_ok) {
         p.input_left_shift = left_shift;
         p.diff_min = -edge_calculate_input_radius(SCALED_DIFF_INT_BITS, left_shift, 31);
     }
-    if (!c->params) {
-        op->params_bytes = (uint32_t)sizeof(softmax_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
-        op->systolic = 0;
-        op->array_cycles = 0;
-        return EDGE_OK;
-    }
-    edge_memcpy(c->params, &p, sizeof p);
-    return EDGE_OK;
+    return edge_op_keep_params(c, &p, (uint32_t)sizeof p);
 }
 
 /* exp(beta * in_scale * diff) in Q0 for diff <= 0 above diff_min. */

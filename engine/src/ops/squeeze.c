@@ -7,27 +7,18 @@
  * that result. Any element type: the bytes are copied, and only when the
  * planner did not already place the output on the input.
  */
-#include "ops.h"
+#include "op_common.h"
 
 enum { SQUEEZE_OPTIONS_TYPE = 30 };
 enum { OPT_SQUEEZE_DIMS = 0 };
 
+static const edge_op_form form = {1, 1, 0, EDGE_FORM_SAME_TYPE | EDGE_FORM_SIZED, SQUEEZE_OPTIONS_TYPE, 0,
+                                   "SqueezeOptions"};
+
 static edge_status prepare(edge_op_ctx *c) {
-    const edge_op_rt *op = c->op;
-    if (op->n_in != 1 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u", op->n_in,
-                            op->n_out);
-    const edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
-    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
-    if (op->options_type != SQUEEZE_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not SqueezeOptions (type %u)",
-                            (unsigned)op->options_type);
-    if (in->t.type != out->t.type)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "input is %s but output is %s",
-                            edge_type_name(in->t.type), edge_type_name(out->t.type));
-    if (edge_type_size(in->t.type) == 0)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "element type %s not supported",
-                            edge_type_name(in->t.type));
+    edge_tensor_rt *in, *out;
+    edge_status st = edge_op_begin(c, &form, &in, &out);
+    if (st) return st;
 
     const int32_t rank = in->t.rank;
     uint8_t squeeze[EDGE_MAX_DIMS] = {0};
@@ -63,11 +54,4 @@ static edge_status prepare(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-static edge_status eval(edge_op_ctx *c) {
-    const edge_tensor_rt *in = edge_in(c, 0);
-    edge_tensor_rt *out = edge_out(c, 0);
-    if (out->t.data != in->t.data) edge_memcpy(out->t.data, in->t.data, in->t.bytes);
-    return EDGE_OK;
-}
-
-const edge_op_impl edge_op_squeeze = {43, "SQUEEZE", prepare, eval, 1, 0};
+const edge_op_impl edge_op_squeeze = {43, "SQUEEZE", prepare, edge_op_view_eval, 1, 0};

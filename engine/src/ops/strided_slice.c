@@ -9,7 +9,7 @@
  * Up to 5 effective dimensions (TFLite's limit); any element type is moved
  * as bytes. The model's static output shape must be what the slice yields.
  */
-#include "ops.h"
+#include "op_common.h"
 
 enum { SS_OPTIONS_TYPE = 32 };
 enum {
@@ -31,31 +31,13 @@ typedef struct ss_params {
 } ss_params;
 
 /* TFLite's Clamp: the upper bound wins when the range is empty. */
-static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) {
+static int32_t clamp32(int32_t v, int32_t lo, int32_t hi) {
     if (hi < v) return hi;
     if (v < lo) return lo;
     return v;
 }
 
-static int64_t start_for_axis(int64_t size, int64_t start, int32_t stride, int begin_masked) {
-    if (start < 0) start += size;
-    start = stride > 0 ? clamp64(start, 0, size) : clamp64(start, -1, size - 1);
-    if (begin_masked) start = stride > 0 ? 0 : size - 1;
-    return start;
-}
-
-static int64_t end_for_axis(int64_t size, int64_t stop, int32_t stride, int end_masked, int shrink,
-                            int offset, int64_t start) {
-    if (shrink) return start >= size ? start : start + 1;
-    int64_t end = offset ? stop + start : stop;
-    if (end < 0) end += size;
-    end = stride > 0 ? clamp64(end, 0, size) : clamp64(end, -1, size - 1);
-    if (end_masked) end = stride > 0 ? size : -1;
-    return end;
-}
-
 static edge_status check_index_tensor(const edge_op_ctx *c, const edge_tensor_rt *t, const char *what) {
-    if (!t) return edge_op_fail(c, EDGE_ERR_MODEL, "%s input missing", what);
     if (t->t.type != EDGE_INT32)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "%s is %s (int32 supported)", what,
                             edge_type_name(t->t.type));
@@ -65,21 +47,18 @@ static edge_status check_index_tensor(const edge_op_ctx *c, const edge_tensor_rt
     return EDGE_OK;
 }
 
+static const edge_op_form form = {4, 4, 0xe, 0, SS_OPTIONS_TYPE, 0, "StridedSliceOptions"};
+
 static edge_status prepare(edge_op_ctx *c) {
-    const edge_op_rt *op = c->op;
-    if (op->n_in != 4 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 4 inputs and 1 output, has %u and %u", op->n_in,
-                            op->n_out);
-    const edge_tensor_rt *in = edge_in(c, 0), *out = edge_out(c, 0);
-    const edge_tensor_rt *tb = edge_in(c, 1), *te = edge_in(c, 2), *ts = edge_in(c, 3);
-    if (!in || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
-    if (op->options_type != SS_OPTIONS_TYPE && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not StridedSliceOptions (type %u)",
-                            (unsigned)op->options_type);
-    edge_status st = check_index_tensor(c, tb, "begin");
-    if (!st) st = check_index_tensor(c, te, "end");
-    if (!st) st = check_index_tensor(c, ts, "strides");
+    edge_tensor_rt *in, *out;
+    edge_status st = edge_op_begin(c, &form, &in, &out);
     if (st) return st;
+    static const char *const names[3] = {"begin", "end", "strides"};
+    for (uint32_t k = 0; k < 3; k++) {
+        st = check_index_tensor(c, edge_in(c, k + 1), names[k]);
+        if (st) return st;
+    }
+    const edge_tensor_rt *tb = edge_in(c, 1), *te = edge_in(c, 2), *ts = edge_in(c, 3);
     const int32_t n_idx = tb->t.dims[0];
     if (te->t.dims[0] != n_idx || ts->t.dims[0] != n_idx)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "begin, end and strides have %d, %d and %d entries", n_idx,
@@ -87,13 +66,9 @@ static edge_status prepare(edge_op_ctx *c) {
     if (n_idx > SS_MAX_INDICES)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "%d slice indices (at most %d)", n_idx,
                             SS_MAX_INDICES);
-    if (in->t.type != out->t.type)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "input is %s but output is %s",
-                            edge_type_name(in->t.type), edge_type_name(out->t.type));
+    st = edge_op_check_type(c, in, out, EDGE_FORM_SAME_TYPE | EDGE_FORM_SIZED);
+    if (st) return st;
     const uint32_t elem = (uint32_t)edge_type_size(in->t.type);
-    if (elem == 0)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "element type %s not supported",
-                            edge_type_name(in->t.type));
     const int32_t in_rank = in->t.rank;
     if (in_rank > SS_DIMS)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "input is %d-D (TFLite slices up to 5-D)", in_rank);
@@ -133,79 +108,81 @@ static edge_status prepare(edge_op_ctx *c) {
         i++;
     }
 
-    /* Per effective dimension: shape, begin, end, stride, masks. */
-    int32_t shape[SS_DIMS], beg[SS_DIMS], end[SS_DIMS], stride[SS_DIMS];
-    uint32_t bmask = 0, emask = 0, smask = 0;
-    int32_t added_ellipsis = 0, added_axes = 0;
-    for (int32_t i = 0; i < eff; i++) {
-        const uint32_t bit = 1u << i;
-        beg[i] = 0;
-        end[i] = 0;
-        stride[i] = 1;
-        if (eff_new_axis & bit && !(eff_ellipsis & bit)) {
-            end[i] = 1;
-            shape[i] = 1;
-            added_axes++;
-            continue;
-        }
-        const int32_t src = i - added_axes;
-        if (src < 0 || src >= in_rank)
-            return edge_op_fail(c, EDGE_ERR_MODEL, "slice masks do not fit the %d-D input", in_rank);
-        shape[i] = in->t.dims[src];
-        if (eff_ellipsis & bit) {
-            added_ellipsis = i - ellipsis_start > 0 ? i - ellipsis_start : 0;
-            bmask |= bit;
-            emask |= bit;
-        } else if (i >= n_idx + expanded) {
-            bmask |= bit;
-            emask |= bit;
-        } else {
-            const int32_t k = i - added_ellipsis;
-            if (k < 0 || k >= n_idx)
-                return edge_op_fail(c, EDGE_ERR_MODEL, "slice masks do not fit %d indices", n_idx);
-            beg[i] = fb_i32_at(bd, (uint32_t)k);
-            end[i] = fb_i32_at(ed, (uint32_t)k);
-            stride[i] = fb_i32_at(sd, (uint32_t)k);
-            if (begin_mask & (1u << k)) bmask |= bit;
-            if (end_mask & (1u << k)) emask |= bit;
-            if (shrink_mask & (1u << k)) smask |= bit;
-        }
-        if (stride[i] == 0) return edge_op_fail(c, EDGE_ERR_MODEL, "stride of dimension %d is 0", i);
-    }
-
-    /* Resolve on the 5-D padded form; collect the output shape. */
+    /* Per dimension of the 5-D padded form (leading dimensions of 1, the
+     * effective ones last): shape, begin, end, stride and masks, then the
+     * start and count TFLite's StridedSliceStartForAxis/EndForAxis give.
+     * Sizes are in [0, 2^31) (the loader refuses others), so every value
+     * below fits 32 bits. */
+    ss_params p;
     const int32_t pad = SS_DIMS - eff;
-    int32_t p_shape[SS_DIMS], p_start[SS_DIMS], p_stride[SS_DIMS], p_count[SS_DIMS];
     int32_t want[SS_DIMS], n_want = 0, empty_shrink = -1;
     int64_t total = 1;
+    int32_t added_ellipsis = 0, added_axes = 0;
     for (int32_t d = 0; d < SS_DIMS; d++) {
         const int32_t i = d - pad;
-        if (i < 0) {
-            p_shape[d] = 1;
-            p_start[d] = 0;
-            p_stride[d] = 1;
-            p_count[d] = 1;
-            continue;
-        }
+        p.shape[d] = 1;
+        p.start[d] = 0;
+        p.stride[d] = 1;
+        p.count[d] = 1;
+        if (i < 0) continue;
         const uint32_t bit = 1u << i;
-        const int64_t size = shape[i];
-        const int32_t s = stride[i];
-        const int64_t b = start_for_axis(size, beg[i], s, (bmask & bit) != 0);
-        const int64_t e = end_for_axis(size, end[i], s, (emask & bit) != 0, (smask & bit) != 0, offset, b);
-        int64_t n = 0;
-        if (s > 0 && b < e) n = (e - b + s - 1) / s;
-        if (s < 0 && b > e) n = (b - e + (-(int64_t)s) - 1) / (-(int64_t)s);
-        p_shape[d] = shape[i];
-        p_start[d] = (int32_t)b;
-        p_stride[d] = s;
-        p_count[d] = (int32_t)n;
-        if ((smask & bit) && n != 1 && empty_shrink < 0) empty_shrink = i;
+        int32_t size = 1, b = 0, e = 1, s = 1;
+        int bm = 0, em = 0, shrink = 0;
+        if (eff_new_axis & bit && !(eff_ellipsis & bit)) {
+            added_axes++; /* a new axis of size 1, taken whole */
+        } else {
+            const int32_t src = i - added_axes;
+            if (src < 0 || src >= in_rank)
+                return edge_op_fail(c, EDGE_ERR_MODEL, "slice masks do not fit the %d-D input", in_rank);
+            size = in->t.dims[src];
+            if (eff_ellipsis & bit) {
+                added_ellipsis = i - ellipsis_start > 0 ? i - ellipsis_start : 0;
+                bm = em = 1;
+            } else if (i >= n_idx + expanded) {
+                bm = em = 1;
+            } else {
+                const int32_t k = i - added_ellipsis;
+                if (k < 0 || k >= n_idx)
+                    return edge_op_fail(c, EDGE_ERR_MODEL, "slice masks do not fit %d indices", n_idx);
+                b = fb_i32_at(bd, (uint32_t)k);
+                e = fb_i32_at(ed, (uint32_t)k);
+                s = fb_i32_at(sd, (uint32_t)k);
+                bm = (begin_mask >> k) & 1u;
+                em = (end_mask >> k) & 1u;
+                shrink = (shrink_mask >> k) & 1u;
+            }
+            if (s == 0) return edge_op_fail(c, EDGE_ERR_MODEL, "stride of dimension %d is 0", i);
+        }
+        /* The start: negative counts from the end, clamped, or masked. */
+        if (b < 0) b += size;
+        b = s > 0 ? clamp32(b, 0, size) : clamp32(b, -1, size - 1);
+        if (bm) b = s > 0 ? 0 : size - 1;
+        /* The end, likewise (offset: relative to the start, saturated;
+         * past 32 bits the clamp gives the same end). */
+        if (shrink) {
+            e = b >= size ? b : b + 1;
+        } else {
+            if (offset) e = b > 0 && e > INT32_MAX - b ? INT32_MAX : (b < 0 && e == INT32_MIN ? e : e + b);
+            if (e < 0) e += size;
+            e = s > 0 ? clamp32(e, 0, size) : clamp32(e, -1, size - 1);
+            if (em) e = s > 0 ? size : -1;
+        }
+        /* Steps from b towards e: ceil(|e - b| / |s|), in unsigned 32 bits. */
+        const int32_t len = s > 0 ? e - b : b - e;
+        const uint32_t as = s > 0 ? (uint32_t)s : 0u - (uint32_t)s;
+        const int32_t n = len > 0 ? (int32_t)(((uint32_t)len + as - 1u) / as) : 0;
+        p.shape[d] = size;
+        p.start[d] = b;
+        p.stride[d] = s;
+        p.count[d] = n;
+        if (shrink && n != 1 && empty_shrink < 0) empty_shrink = i;
         total *= n;
-        if (!(smask & bit)) want[n_want++] = (int32_t)n;
+        if (!shrink) want[n_want++] = n;
     }
-    int same = n_want == out->t.rank && total == edge_numel(&out->t);
+    const int64_t out_n = edge_numel(&out->t);
+    int same = n_want == out->t.rank && total == out_n;
     for (int32_t d = 0; same && d < n_want; d++) same = want[d] == out->t.dims[d];
-    if (total == 0 && edge_numel(&out->t) == 0) same = 1; /* nothing to write either way */
+    if (total == 0 && out_n == 0) same = 1; /* nothing to write either way */
     if (!same && empty_shrink >= 0)
         return edge_op_fail(c, EDGE_ERR_SHAPE,
                             "dimension %d is shrunk but its index selects no element (out of range, "
@@ -214,60 +191,37 @@ static edge_status prepare(edge_op_ctx *c) {
     if (!same)
         return edge_op_fail(c, EDGE_ERR_SHAPE,
                             "the slice yields %ld elements in %d dimensions, the output has %ld in %d",
-                            (long)total, n_want, (long)edge_numel(&out->t), out->t.rank);
+                            (long)total, n_want, (long)out_n, out->t.rank);
 
-    if (!c->params) {
-        c->op->params_bytes = (uint32_t)sizeof(ss_params);
-        return EDGE_OK;
-    }
-    ss_params *p = (ss_params *)c->params;
-    for (int32_t d = 0; d < SS_DIMS; d++) {
-        p->shape[d] = p_shape[d];
-        p->start[d] = p_start[d];
-        p->stride[d] = p_stride[d];
-        p->count[d] = p_count[d];
-    }
-    p->elem_size = elem;
-    return EDGE_OK;
+    p.elem_size = elem;
+    return edge_op_keep_params(c, &p, (uint32_t)sizeof p);
 }
 
+/* Indices stay in int32: a slice element's index lies in [0, size). */
 static edge_status eval(edge_op_ctx *c) {
     const ss_params *p = (const ss_params *)c->params;
     const uint8_t *src = (const uint8_t *)edge_in_data(c, 0);
     uint8_t *dst = (uint8_t *)edge_out_data(c, 0);
     const size_t es = p->elem_size;
-    const int32_t *sh = p->shape;
-    /* Element strides of the input's axes. */
-    int64_t step[SS_DIMS];
-    step[4] = 1;
-    for (int32_t d = 3; d >= 0; d--) step[d] = step[d + 1] * sh[d + 1];
-    if (p->count[4] == 0) return EDGE_OK;
-    const size_t run = (size_t)p->count[4] * es;
-
-    int64_t i0 = p->start[0];
-    for (int32_t n0 = 0; n0 < p->count[0]; n0++, i0 += p->stride[0]) {
-        int64_t i1 = p->start[1];
-        for (int32_t n1 = 0; n1 < p->count[1]; n1++, i1 += p->stride[1]) {
-            int64_t i2 = p->start[2];
-            for (int32_t n2 = 0; n2 < p->count[2]; n2++, i2 += p->stride[2]) {
-                int64_t i3 = p->start[3];
-                for (int32_t n3 = 0; n3 < p->count[3]; n3++, i3 += p->stride[3]) {
-                    const int64_t base = i0 * step[0] + i1 * step[1] + i2 * step[2] + i3 * step[3];
-                    if (p->stride[4] == 1) {
-                        edge_memcpy(dst, src + (size_t)(base + p->start[4]) * es, run);
-                        dst += run;
-                        continue;
-                    }
-                    int64_t i4 = p->start[4];
-                    for (int32_t n4 = 0; n4 < p->count[4]; n4++, i4 += p->stride[4]) {
-                        edge_memcpy(dst, src + (size_t)(base + i4) * es, es);
-                        dst += es;
-                    }
-                }
-            }
-        }
+    size_t step[SS_DIMS]; /* byte strides of the input's axes */
+    step[4] = es;
+    for (int32_t d = 3; d >= 0; d--) step[d] = step[d + 1] * (size_t)p->shape[d + 1];
+    for (int32_t d = 0; d < SS_DIMS; d++)
+        if (p->count[d] == 0) return EDGE_OK;
+    /* A contiguous last axis is one run; else its elements one by one. */
+    const int unit = p->stride[4] == 1;
+    const size_t run = unit ? (size_t)p->count[4] * es : es;
+    const int32_t reps = unit ? 1 : p->count[4];
+    int32_t k[SS_DIMS] = {0}; /* odometer over the outer four axes */
+    for (;;) {
+        const uint8_t *at = src;
+        for (int32_t d = 0; d < 4; d++) at += (size_t)(p->start[d] + k[d] * p->stride[d]) * step[d];
+        for (int32_t n = 0; n < reps; n++, dst += run)
+            edge_memcpy(dst, at + (size_t)(p->start[4] + n * p->stride[4]) * es, run);
+        int32_t d = 3;
+        while (d >= 0 && ++k[d] == p->count[d]) k[d--] = 0;
+        if (d < 0) return EDGE_OK;
     }
-    return EDGE_OK;
 }
 
 const edge_op_impl edge_op_strided_slice = {45, "STRIDED_SLICE", prepare, eval, 0, 0};
