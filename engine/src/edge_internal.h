@@ -7,10 +7,12 @@
 #define EDGE_INTERNAL_H
 
 #include "edge/edge.h"
+#include "edge_config.h"
 #include "fb.h"
 
 /* Most inputs + outputs one operator may have (CONCATENATION is the wide one). */
 #define EDGE_MAX_OP_IO 64
+
 
 /* Record of one tensor as operators see it. Not stored per tensor: it is
  * rebuilt from the model and the tensor's edge_tensor_state each time an

@@ -34,7 +34,7 @@ static edge_status prepare(edge_op_ctx *c) {
     edge_status st = edge_weighted_operands(c, DW_OPTIONS_TYPE, "DepthwiseConv2DOptions", "filter", &o);
     if (st) return st;
     edge_tensor_rt *in = o.in, *filt = o.w, *bias = o.bias, *out = o.out;
-    const int is_u8 = o.is_u8;
+    const int is_u8 = EDGE_WITH_UINT8 && o.is_u8;
     conv_shape sh;
     st = edge_dw_shape(c, in, filt, bias, out, &sh);
     if (st) return st;

@@ -42,7 +42,7 @@ static edge_status prepare(edge_op_ctx *c) {
     edge_status st = edge_weighted_operands(c, FC_OPTIONS_TYPE, "FullyConnectedOptions", "weights", &o);
     if (st) return st;
     edge_tensor_rt *in = o.in, *w = o.w, *bias = o.bias, *out = o.out;
-    const int is_u8 = o.is_u8;
+    const int is_u8 = EDGE_WITH_UINT8 && o.is_u8;
     const int format = edge_opt_u8(c, OPT_WEIGHTS_FORMAT, 0);
     if (format != 0)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "weights format %d (only DEFAULT)", format);

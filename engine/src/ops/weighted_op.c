@@ -22,10 +22,11 @@ edge_status edge_weighted_operands(edge_op_ctx *c, uint8_t options_type, const c
                             (unsigned)op->options_type);
     const edge_type it = o->in->t.type, wt = o->w->t.type, ot = o->out->t.type;
     if (it == EDGE_INT8 && wt == EDGE_INT8 && ot == EDGE_INT8) o->is_u8 = 0;
-    else if (it == EDGE_UINT8 && wt == EDGE_UINT8 && ot == EDGE_UINT8) o->is_u8 = 1;
+    else if (EDGE_WITH_UINT8 && it == EDGE_UINT8 && wt == EDGE_UINT8 && ot == EDGE_UINT8) o->is_u8 = 1;
     else
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
-                            "input %s, %s %s, output %s not supported (int8 or uint8 throughout)",
+                            "input %s, %s %s, output %s not supported (int8 or uint8 "
+                            "throughout" EDGE_UINT8_HINT ")",
                             edge_type_name(it), w_name, edge_type_name(wt), edge_type_name(ot));
     if (o->bias && o->bias->t.type != EDGE_INT32)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "bias %s not supported (int32)",

@@ -1,0 +1,22 @@
+/*
+ * edge_config.h — the engine's build options (set with -D when building
+ * libedge; every engine file that depends on one includes this header).
+ */
+#ifndef EDGE_CONFIG_H
+#define EDGE_CONFIG_H
+
+/* EDGE_WITH_UINT8=0 builds the engine without its uint8 (legacy asymmetric
+ * quantization) kernels, as TFLM's int8-only kernels are: an int8 model
+ * needs none of them, and on a Cortex-M they are kilobytes of code. The
+ * ops that would run them then refuse uint8 operands as unsupported, naming
+ * the option. */
+#ifndef EDGE_WITH_UINT8
+#define EDGE_WITH_UINT8 1
+#endif
+#if EDGE_WITH_UINT8
+#define EDGE_UINT8_HINT ""
+#else
+#define EDGE_UINT8_HINT "; uint8 not built in (EDGE_WITH_UINT8=0)"
+#endif
+
+#endif
