@@ -36,216 +36,6 @@ static uint32_t float_bits(float f) {
     return v.u;
 }
 
-/* ---- exact fused multiply-add in software ------------------------------ */
-
-/* Unsigned 128-bit integers as two 64-bit halves (no __int128 on 32-bit
- * targets). */
-typedef struct u128 {
-    uint64_t hi, lo;
-} u128;
-
-static u128 mul_64x64(uint64_t a, uint64_t b) {
-    const uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
-    const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-    const uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
-    u128 r;
-    r.lo = (p00 & 0xffffffffu) | (mid << 32);
-    r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-    return r;
-}
-
-static int msb128(u128 x) { /* index of the top set bit; x != 0 */
-    int n = 127;
-    uint64_t w = x.hi;
-    if (!w) {
-        w = x.lo;
-        n = 63;
-    }
-    while (!(w >> 63)) {
-        w <<= 1;
-        n--;
-    }
-    return n;
-}
-
-static u128 shl128(u128 x, int s) { /* 0 <= s < 128 */
-    u128 r;
-    if (s == 0) return x;
-    if (s >= 64) {
-        r.hi = x.lo << (s - 64);
-        r.lo = 0;
-    } else {
-        r.hi = (x.hi << s) | (x.lo >> (64 - s));
-        r.lo = x.lo << s;
-    }
-    return r;
-}
-
-static u128 shr128(u128 x, int s) { /* 0 <= s < 128 */
-    u128 r;
-    if (s == 0) return x;
-    if (s >= 64) {
-        r.lo = x.hi >> (s - 64);
-        r.hi = 0;
-    } else {
-        r.lo = (x.lo >> s) | (x.hi << (64 - s));
-        r.hi = x.hi >> s;
-    }
-    return r;
-}
-
-/* Right shift; any bit shifted out is ORed into bit 0 (sticky). */
-static u128 shr128_sticky(u128 x, int s) {
-    u128 r;
-    uint64_t lost;
-    if (s <= 0) return x;
-    if (s >= 128) {
-        r.hi = 0;
-        r.lo = (x.hi | x.lo) ? 1u : 0u;
-        return r;
-    }
-    if (s >= 64) {
-        lost = x.lo | (s > 64 ? x.hi << (128 - s) : 0);
-        r.lo = s == 64 ? x.hi : x.hi >> (s - 64);
-        r.hi = 0;
-    } else {
-        lost = x.lo << (64 - s);
-        r.lo = (x.lo >> s) | (x.hi << (64 - s));
-        r.hi = x.hi >> s;
-    }
-    if (lost) r.lo |= 1u;
-    return r;
-}
-
-static int lt128(u128 a, u128 b) { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo); }
-
-static u128 add128(u128 a, u128 b) {
-    u128 r;
-    r.lo = a.lo + b.lo;
-    r.hi = a.hi + b.hi + (r.lo < a.lo ? 1u : 0u);
-    return r;
-}
-
-static u128 sub128(u128 a, u128 b) { /* a >= b */
-    u128 r;
-    r.lo = a.lo - b.lo;
-    r.hi = a.hi - b.hi - (a.lo < b.lo ? 1u : 0u);
-    return r;
-}
-
-/* A finite nonzero double as mant * 2^exp, mant < 2^53. */
-static void split_double(double d, uint64_t *mant, int *exp) {
-    const uint64_t u = double_bits(d);
-    const int e = (int)((u >> 52) & 0x7ff);
-    const uint64_t f = u & (((uint64_t)1 << 52) - 1);
-    if (e == 0) {
-        *mant = f;
-        *exp = -1074;
-    } else {
-        *mant = f | ((uint64_t)1 << 52);
-        *exp = e - 1075;
-    }
-}
-
-static int is_finite_nonzero(double d) {
-    const uint64_t u = double_bits(d) & ~((uint64_t)1 << 63);
-    return u != 0 && (u >> 52) != 0x7ff;
-}
-
-/* a * b + c with a single rounding to nearest-even. */
-static double fma_exact(double a, double b, double c) {
-    if (!is_finite_nonzero(a) || !is_finite_nonzero(b) || !is_finite_nonzero(c)) {
-        /* A zero product or a zero addend leaves one rounding anyway; inf
-         * and NaN propagate the same. */
-        const double p = a * b;
-        return p + c;
-    }
-    uint64_t ma, mb, mc;
-    int ea, eb, ec;
-    split_double(a, &ma, &ea);
-    split_double(b, &mb, &eb);
-    split_double(c, &mc, &ec);
-    const int sp = (double_bits(a) >> 63) != (double_bits(b) >> 63);
-    const int sc = (int)(double_bits(c) >> 63);
-
-    /* Both operands exact with their top bit at 125 (headroom for a carry). */
-    u128 x = mul_64x64(ma, mb);
-    int xe = ea + eb;
-    u128 y;
-    y.hi = 0;
-    y.lo = mc;
-    int ye = ec;
-    int s = 125 - msb128(x);
-    x = shl128(x, s);
-    xe -= s;
-    s = 125 - msb128(y);
-    y = shl128(y, s);
-    ye -= s;
-
-    /* Align the smaller-exponent operand. With the top bits at 125 and at
-     * most 106 significant bits, a 1-bit shift loses nothing, and a larger
-     * shift leaves at most one bit of cancellation: the sticky bit is
-     * enough for correct rounding. */
-    int sign;
-    u128 big, small;
-    int e;
-    int sbig, ssmall;
-    if (xe >= ye) {
-        big = x; small = shr128_sticky(y, xe - ye); e = xe; sbig = sp; ssmall = sc;
-    } else {
-        big = y; small = shr128_sticky(x, ye - xe); e = ye; sbig = sc; ssmall = sp;
-    }
-    u128 sum;
-    if (sbig == ssmall) {
-        sum = add128(big, small);
-        sign = sbig;
-    } else if (lt128(big, small)) {
-        sum = sub128(small, big);
-        sign = ssmall;
-    } else {
-        sum = sub128(big, small);
-        sign = sbig;
-    }
-    if (!sum.hi && !sum.lo) return 0.0; /* exact cancellation: +0 */
-
-    /* Round to 53 bits (or fewer for a subnormal result). */
-    const int top = msb128(sum);
-    int lsb = top - 52;
-    if (e + lsb < -1074) lsb = -1074 - e;
-    uint64_t mant;
-    if (lsb <= 0) {
-        mant = shl128(sum, -lsb).lo; /* exact */
-    } else if (lsb > 127) {
-        return sign ? -0.0 : 0.0; /* far below the smallest subnormal */
-    } else {
-        mant = shr128(sum, lsb).lo;
-        /* The bits below lsb, left-aligned: above one half rounds up, exactly
-         * one half rounds to even. Bit 0 of sum may be a sticky bit from the
-         * alignment; it always lies below the half bit here. */
-        const u128 low = shl128(sum, 128 - lsb);
-        const uint64_t half = (uint64_t)1 << 63;
-        if (low.hi > half || (low.hi == half && (low.lo != 0 || (mant & 1u)))) mant++;
-    }
-    int q = e + lsb;
-    if (mant >> 53) {
-        mant >>= 1;
-        q++;
-    }
-    uint64_t bits;
-    if (mant >> 52) {
-        const int biased = q + 52 + 1023;
-        if (biased >= 0x7ff) {
-            bits = (uint64_t)0x7ff << 52;
-        } else {
-            bits = ((uint64_t)biased << 52) | (mant & (((uint64_t)1 << 52) - 1));
-        }
-    } else {
-        bits = mant; /* subnormal (q == -1074) or zero */
-    }
-    if (sign) bits |= (uint64_t)1 << 63;
-    return as_double(bits);
-}
-
 /* ---- expf -------------------------------------------------------------- */
 
 /* 2^(i/32) rounded to double, minus i << 47 in the bit pattern so that
@@ -271,32 +61,54 @@ float edge_expf(float x) {
         if (x < -0x1.9fe368p6f) return 0.0f;                 /* underflow */
     }
     /* x = (k + r) * ln2 / 32 with integer k and |r| <= 1/2, then
-     * exp(x) = 2^(k/32) * p(r) with a cubic p. */
-    const double inv_ln2_32 = 0x1.71547652b82fep+0 * 32.0;
+     * exp(x) = 2^(k/32) * p(r) with a cubic p. glibc rounds z = x * 32 / ln2
+     * to the integer k and takes r = z - k rounded once (fused
+     * multiply-adds). Here z = z_hi + z_lo exactly (32 / ln2 split into 29
+     * and 21 significant bits: each product with a float is exact), and no
+     * z is a half-integer, so k is z_hi's nearest integer unless z_lo
+     * (|z_lo| < 2^-18) carries z past the half; d -+ 1/2 is exact wherever
+     * that can happen, and so is z_hi - k. glibc's FMA build fuses the
+     * cubic's multiply-adds too; unfused they give the same float for every
+     * x (checked for all 2^32 inputs), so plain operations do here. */
+    const double inv_ln2_32_hi = 0x1.7154765p+5, inv_ln2_32_lo = 0x1.5c17fp-26;
     const double shift = 0x1.8p+52;
     const double c0 = 0x1.c6af84b912394p-5 / 32.0 / 32.0 / 32.0;
     const double c1 = 0x1.ebfce50fac4f3p-3 / 32.0 / 32.0;
     const double c2 = 0x1.62e42ff0c52d6p-1 / 32.0;
     const double xd = (double)x;
-    double kd = fma_exact(inv_ln2_32, xd, shift);
-    const uint64_t ki = double_bits(kd);
+    const double z_hi = inv_ln2_32_hi * xd, z_lo = inv_ln2_32_lo * xd;
+    double kd = z_hi + shift; /* rounds z_hi to an integer */
     kd = kd - shift;
-    const double r = fma_exact(inv_ln2_32, xd, -kd);
+    const double d = z_hi - kd; /* exact, |d| <= 1/2 */
+    const double above = d - 0.5, below = d + 0.5;
+    const double past_up = above + z_lo, past_down = below + z_lo;
+    if (past_up > 0.0) kd = kd + 1.0;
+    else if (past_down < 0.0) kd = kd - 1.0;
+    const double d_k = z_hi - kd; /* exact */
+    const double r = d_k + z_lo;  /* z - k, rounded once */
+    const double kd_shifted = kd + shift;
+    const uint64_t ki = double_bits(kd_shifted);
     const uint64_t t = exp2_32nds[ki % 32] + (ki << 47);
     const double s = as_double(t);
-    const double z = fma_exact(c0, r, c1);
+    const double c0r = c0 * r;
+    const double z = c0r + c1;
     const double r2 = r * r;
-    double y = fma_exact(c2, r, 1.0);
-    y = fma_exact(z, r2, y);
+    const double c2r = c2 * r;
+    double y = c2r + 1.0;
+    const double zr2 = z * r2;
+    y = zr2 + y;
     y = y * s;
     return (float)y;
 }
 
 /* ---- tanhf ------------------------------------------------------------- */
 
-/* exp(x) - 1 in float for |x| < 88 (the fdlibm algorithm glibc 2.36 uses):
- * x = k ln2 + r, a rational approximation of expm1(r), then scaling by
- * 2^k with the rounding-friendly forms for each range of k. */
+/* exp(x) - 1 in float (the fdlibm algorithm glibc 2.36 uses): x = k ln2 +
+ * r, a rational approximation of expm1(r), then scaling by 2^k with the
+ * rounding-friendly forms for each range of k. Only for the arguments
+ * edge_tanhf gives it, 2 <= x < 44 or -2 < x < 0: the branches for the
+ * other ranges (overflow, x near -inf, 0 < x < 1.5 ln2, so k = 1) are left
+ * out. */
 static float expm1f_fdlibm(float x) {
     const float ln2_hi = as_float(0x3f317180u);
     const float ln2_lo = as_float(0x3717f7d1u);
@@ -310,26 +122,11 @@ static float expm1f_fdlibm(float x) {
     float hi, lo, c = 0.0f, t;
     int32_t k;
 
-    if (hx >= 0x4195b844u) { /* |x| >= 27 ln2 */
-        if (hx >= 0x42b17218u) {
-            if (hx > 0x7f800000u) return x + x;
-            if (hx == 0x7f800000u) return negative ? -1.0f : x;
-            if (x > as_float(0x42b17180u)) return as_float(0x7f800000u);
-        }
-        if (negative) return 1.0e-30f - 1.0f;
-    }
-
     if (hx > 0x3eb17218u) { /* |x| > ln2 / 2: reduce */
-        if (hx < 0x3f851592u) { /* |x| < 1.5 ln2 */
-            if (!negative) {
-                hi = x - ln2_hi;
-                lo = ln2_lo;
-                k = 1;
-            } else {
-                hi = x + ln2_hi;
-                lo = -ln2_lo;
-                k = -1;
-            }
+        if (hx < 0x3f851592u) { /* |x| < 1.5 ln2, so x < 0 here */
+            hi = x + ln2_hi;
+            lo = -ln2_lo;
+            k = -1;
         } else {
             const float kf = inv_ln2 * x;
             const float kr = kf + (negative ? -0.5f : 0.5f);
@@ -384,16 +181,6 @@ static float expm1f_fdlibm(float x) {
         const float xm = x - e;
         const float h = 0.5f * xm;
         return h - 0.5f;
-    }
-    if (k == 1) {
-        if (x < -0.25f) {
-            const float xp = x + 0.5f;
-            const float ex = e - xp;
-            return -2.0f * ex;
-        }
-        const float xm = x - e;
-        const float tw = 2.0f * xm;
-        return 1.0f + tw;
     }
     if (k <= -2 || k > 56) {
         const float ex = e - x;

@@ -13,9 +13,10 @@
  * results bit for bit for every float (checked exhaustively against glibc
  * 2.36 on x86-64, the library the ai-edge-litert oracle runs on): expf is
  * glibc's table-driven double-precision algorithm as its FMA build
- * evaluates it (fused multiply-adds emulated exactly in software here),
- * tanhf is glibc's float expm1f-based algorithm. Everything is plain IEEE
- * float/double arithmetic, so results are the same on every target.
+ * evaluates it (the fused argument reduction reproduced exactly with a
+ * split constant; see edge_expf), tanhf is glibc's float expm1f-based
+ * algorithm. Everything is plain IEEE float/double arithmetic, so results
+ * are the same on every target.
  */
 #ifndef EDGE_KERNELS_ACT_LUT_H
 #define EDGE_KERNELS_ACT_LUT_H

@@ -45,15 +45,27 @@ typedef struct add_params {
 /* TFLite's CheckedLog2: x counts as a power of two when log2(x) is within
  * 1e-3 of an integer. Without libm: x = f * 2^e with f in [0.5, 1); the
  * nearest integer is e - 1 below f = sqrt(1/2), else e, and the distance
- * test becomes a ratio test against 2^(+-0.001). */
+ * test becomes a ratio test against 2^(+-0.001). All on the float's bits:
+ * f = m / 2^24 with the 24-bit significand m, so each bound is an integer
+ * (sqrt(1/2) * 2^24 = 11863283.2, 2^0.001 * 2^23 = 8394424.6, 2^-0.001 *
+ * 2^24 = 16765590.9). */
 static int checked_log2(float x, int *log2_rounded) {
-    int e;
-    if (!(x > 0.0f)) return 0;
-    const double f = edge_frexp((double)x, &e);
-    const int lower = f <= 0.70710678118654752;
-    const double ratio = lower ? 2.0 * f : f; /* x / 2^rounded */
+    union { float f; uint32_t u; } v;
+    v.f = x;
+    if (!(x > 0.0f) || v.u >= 0x7f800000u) return 0; /* also NaN and inf */
+    int e = (int)(v.u >> 23) - 126;
+    uint32_t m = v.u & 0x7fffffu;
+    if (e == -126) { /* subnormal: normalise */
+        e++;
+        while (!(m & 0x800000u)) {
+            m <<= 1;
+            e--;
+        }
+    }
+    m |= 0x800000u;
+    const int lower = m <= 11863283u;
     *log2_rounded = lower ? e - 1 : e;
-    return ratio > 0.99930709299 && ratio < 1.00069338746;
+    return lower ? m <= 8394424u : m >= 16765591u;
 }
 
 static int32_t clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
@@ -76,7 +88,7 @@ static int32_t add_general(const add_params *p, int32_t x1, int32_t x2) {
  * tabulates the second operand negated). */
 #define ADD_LUT_MIN 1024
 
-static void add_lut_8(const add_params *p, const uint8_t *x, const uint8_t *y, uint8_t *o, int64_t n,
+static void add_lut_8(const add_params *p, const uint8_t *x, const uint8_t *y, uint8_t *o, int32_t n,
                       int32_t bias) {
     int32_t l1[256], l2[256];
     for (int32_t i = 0; i < 256; i++) {
@@ -89,7 +101,7 @@ static void add_lut_8(const add_params *p, const uint8_t *x, const uint8_t *y, u
     }
     const edge_rq r = edge_rq_make(p->out_mult, p->out_shift);
     const int32_t oo = p->out_offset, lo = p->act_min, hi = p->act_max;
-    for (int64_t i = 0; i < n; i++) {
+    for (int32_t i = 0; i < n; i++) {
         /* int8 bytes index from -128 upward: flip the sign bit. */
         const int32_t s = l1[(uint8_t)(x[i] ^ (uint8_t)bias)] + l2[(uint8_t)(y[i] ^ (uint8_t)bias)];
         const int32_t raw = edge_rq_apply((uint32_t)s, r.mult, r.left, r.right, r.round, r.neg) + oo;
@@ -121,13 +133,13 @@ static addsub_x86_q x86_q(const add_params *p) {
 
 /* The vector 8-bit path's share of a run (0 without one); the scalar
  * loop does the rest. */
-static int64_t row_x86(const add_params *p, const void *a, int64_t sa, const void *b, int64_t sb,
-                       void *out, int64_t n) {
+static int32_t row_x86(const add_params *p, const void *a, int32_t sa, const void *b, int32_t sb,
+                       void *out, int32_t n) {
 #ifdef EDGE_SYSTOLIC_X86
     if (p->x86) {
         const addsub_x86_q q = x86_q(p);
-        return addsub_x86_run(p->x86, &q, (const uint8_t *)a, sa, (const uint8_t *)b, sb, (uint8_t *)out,
-                              n);
+        return (int32_t)addsub_x86_run(p->x86, &q, (const uint8_t *)a, sa, (const uint8_t *)b, sb,
+                                       (uint8_t *)out, n);
     }
 #else
     (void)p, (void)a, (void)sa, (void)b, (void)sb, (void)out, (void)n;
@@ -135,49 +147,49 @@ static int64_t row_x86(const add_params *p, const void *a, int64_t sa, const voi
     return 0;
 }
 
-static void row_s8(const void *ctx, const void *a, int64_t sa, const void *b, int64_t sb, void *out,
-                   int64_t n) {
+static void row_s8(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb, void *out,
+                   int32_t n) {
     const add_params *p = (const add_params *)ctx;
-    const int64_t i0 = row_x86(p, a, sa, b, sb, out, n);
+    const int32_t i0 = row_x86(p, a, sa, b, sb, out, n);
     if (i0 == 0 && sa == 1 && sb == 1 && n >= ADD_LUT_MIN) {
         add_lut_8(p, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)out, n, 128);
         return;
     }
     const int8_t *x = (const int8_t *)a, *y = (const int8_t *)b;
     int8_t *o = (int8_t *)out;
-    for (int64_t i = i0; i < n; i++) o[i] = (int8_t)add_general(p, x[i * sa], y[i * sb]);
+    for (int32_t i = i0; i < n; i++) o[i] = (int8_t)add_general(p, x[i * sa], y[i * sb]);
 }
 
-static void row_u8(const void *ctx, const void *a, int64_t sa, const void *b, int64_t sb, void *out,
-                   int64_t n) {
+static void row_u8(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb, void *out,
+                   int32_t n) {
     const add_params *p = (const add_params *)ctx;
-    const int64_t i0 = row_x86(p, a, sa, b, sb, out, n);
+    const int32_t i0 = row_x86(p, a, sa, b, sb, out, n);
     if (i0 == 0 && sa == 1 && sb == 1 && n >= ADD_LUT_MIN) {
         add_lut_8(p, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)out, n, 0);
         return;
     }
     const uint8_t *x = (const uint8_t *)a, *y = (const uint8_t *)b;
     uint8_t *o = (uint8_t *)out;
-    for (int64_t i = i0; i < n; i++) o[i] = (uint8_t)add_general(p, x[i * sa], y[i * sb]);
+    for (int32_t i = i0; i < n; i++) o[i] = (uint8_t)add_general(p, x[i * sa], y[i * sb]);
 }
 
-static void row_s16(const void *ctx, const void *a, int64_t sa, const void *b, int64_t sb, void *out,
-                    int64_t n) {
+static void row_s16(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb, void *out,
+                    int32_t n) {
     const add_params *p = (const add_params *)ctx;
     const int16_t *x = (const int16_t *)a, *y = (const int16_t *)b;
     int16_t *o = (int16_t *)out;
-    for (int64_t i = 0; i < n; i++) o[i] = (int16_t)add_general(p, x[i * sa], y[i * sb]);
+    for (int32_t i = 0; i < n; i++) o[i] = (int16_t)add_general(p, x[i * sa], y[i * sb]);
 }
 
 /* Power-of-two int16: the input whose scale is finer is rounded to the
  * output's (one of the shifts is 0), then a saturating add or subtract; the
  * clamp to the activation range (inside int16) subsumes the saturation. */
-static void row_s16_pot(const void *ctx, const void *a, int64_t sa, const void *b, int64_t sb,
-                        void *out, int64_t n) {
+static void row_s16_pot(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb,
+                        void *out, int32_t n) {
     const add_params *p = (const add_params *)ctx;
     const int16_t *x = (const int16_t *)a, *y = (const int16_t *)b;
     int16_t *o = (int16_t *)out;
-    for (int64_t i = 0; i < n; i++) {
+    for (int32_t i = 0; i < n; i++) {
         const int32_t v = edge_rdbpot(y[i * sb], -p->in2_shift);
         const int32_t s = edge_rdbpot(x[i * sa], -p->in1_shift) + (p->sub ? -v : v);
         o[i] = (int16_t)clamp(s, p->act_min, p->act_max);
@@ -191,12 +203,12 @@ static float clamp_f(float v, float lo, float hi) {
     return hi < v ? hi : v;
 }
 
-static void row_f32(const void *ctx, const void *a, int64_t sa, const void *b, int64_t sb, void *out,
-                    int64_t n) {
+static void row_f32(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb, void *out,
+                    int32_t n) {
     const add_params *p = (const add_params *)ctx;
     const float *x = (const float *)a, *y = (const float *)b;
     float *o = (float *)out;
-    for (int64_t i = 0; i < n; i++) {
+    for (int32_t i = 0; i < n; i++) {
         const float v = y[i * sb];
         o[i] = clamp_f(x[i * sa] + (p->sub ? -v : v), p->f_min, p->f_max);
     }
@@ -281,10 +293,8 @@ edge_status edge_addsub_prepare(edge_op_ctx *c, int sub) {
     }
 
     edge_stream_elementwise(c, in1, in2, out);
-    if (!c->params) {
+    if (!c->params) { /* the loader zeroed the other sizes */
         op->params_bytes = (uint32_t)sizeof(add_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
         return EDGE_OK;
     }
     *(add_params *)c->params = p;

@@ -13,7 +13,7 @@
  */
 #include "../kernels/fixedpoint.h"
 #include "../quant.h"
-#include "ops.h"
+#include "relu.h"
 
 typedef struct hard_swish_params {
     int32_t type;
@@ -40,11 +40,12 @@ static edge_status prepare(edge_op_ctx *c) {
     edge_memset(&p, 0, sizeof p);
     p.type = (int32_t)t;
     if (t != EDGE_FLOAT32) {
-        const float in_s = edge_q_scale(in, 0), out_s = edge_q_scale(out, 0);
-        if (!(in_s > 0.0f) || !(out_s > 0.0f))
-            return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
-        p.in_zp = edge_q_zero(in, 0);
-        p.out_zp = edge_q_zero(out, 0);
+        edge_act_quant q;
+        const edge_status qs = edge_act_quant_read(c, in, out, &q);
+        if (qs != EDGE_OK) return qs;
+        const float in_s = q.in_s, out_s = q.out_s;
+        p.in_zp = q.in_zp;
+        p.out_zp = q.out_zp;
         /* All float, as HardSwishPrepare. */
         const float hires_in_s = (1.0f / 128.0f) * in_s;
         const float reluish_s = 3.0f / 32768.0f;
@@ -67,12 +68,8 @@ static edge_status prepare(edge_op_ctx *c) {
         p.reluish_mult = downscale_multiplier(m32);
         p.reluish_exponent = e;
     }
-    if (!c->params) {
+    if (!c->params) { /* the loader zeroed the other sizes */
         op->params_bytes = (uint32_t)sizeof(hard_swish_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
-        op->systolic = 0;
-        op->array_cycles = 0;
         return EDGE_OK;
     }
     edge_memcpy(c->params, &p, sizeof p);
@@ -85,11 +82,11 @@ static int16_t wrap16(int32_t v) {
     return (int16_t)(low >= 0x8000 ? low - 0x10000 : low);
 }
 
+/* A shift by 16 saturates every nonzero int16 already, so the amount is
+ * capped there and the product stays in int32 (no 64-bit math). */
 static int16_t saturating_left_shift16(int16_t v, int amount) {
-    int64_t r = (int64_t)v * ((int64_t)1 << amount);
-    if (r > INT16_MAX) r = INT16_MAX;
-    if (r < INT16_MIN) r = INT16_MIN;
-    return (int16_t)r;
+    const int32_t r = (int32_t)v * ((int32_t)1 << (amount < 16 ? amount : 16));
+    return (int16_t)edge_clamp_i32(r, INT16_MIN, INT16_MAX);
 }
 
 /* SQDMULH: the doubling high half, truncated toward zero. */

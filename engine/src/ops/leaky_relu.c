@@ -12,7 +12,7 @@
  * options table means alpha 0, as TFLite's zero-initialised parameters.
  */
 #include "../quant.h"
-#include "ops.h"
+#include "relu.h"
 
 enum { LEAKY_RELU_OPTIONS_TYPE = 75 };
 enum { OPT_ALPHA = 0 };
@@ -42,14 +42,12 @@ static edge_status prepare(edge_op_ctx *c) {
     p.type = (int32_t)t;
     p.alpha = edge_opt_f32(c, OPT_ALPHA, 0.0f);
     if (t != EDGE_FLOAT32) {
-        const float in_s = edge_q_scale(in, 0), out_s = edge_q_scale(out, 0);
-        if (!(in_s > 0.0f) || !(out_s > 0.0f))
-            return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
-        p.in_zp = edge_q_zero(in, 0);
-        p.out_zp = edge_q_zero(out, 0);
-        if (t == EDGE_INT16 && (p.in_zp != 0 || p.out_zp != 0))
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 needs zero points 0 (have %d, %d)",
-                                p.in_zp, p.out_zp);
+        edge_act_quant q;
+        const edge_status qs = edge_act_quant_read(c, in, out, &q);
+        if (qs != EDGE_OK) return qs;
+        const float in_s = q.in_s, out_s = q.out_s;
+        p.in_zp = q.in_zp;
+        p.out_zp = q.out_zp;
         /* Both ratios are float expressions in LeakyReluPrepare. */
         const float alpha_ratio = in_s * p.alpha / out_s;
         const float identity_ratio = in_s / out_s;
@@ -66,12 +64,8 @@ static edge_status prepare(edge_op_ctx *c) {
         }
         p.shift_identity = si;
     }
-    if (!c->params) {
+    if (!c->params) { /* the loader zeroed the other sizes */
         op->params_bytes = (uint32_t)sizeof(leaky_relu_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
-        op->systolic = 0;
-        op->array_cycles = 0;
         return EDGE_OK;
     }
     edge_memcpy(c->params, &p, sizeof p);

@@ -32,28 +32,28 @@ static int32_t mul_q(const mul_params *p, int32_t x1, int32_t x2) {
     return clamp(edge_mbqm(prod, p->out_mult, p->out_shift) + p->out_offset, p->act_min, p->act_max);
 }
 
-static void row_s8(const void *ctx, const void *a, int64_t sa, const void *b, int64_t sb, void *out,
-                   int64_t n) {
+static void row_s8(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb, void *out,
+                   int32_t n) {
     const mul_params *p = (const mul_params *)ctx;
     const int8_t *x = (const int8_t *)a, *y = (const int8_t *)b;
     int8_t *o = (int8_t *)out;
-    for (int64_t i = 0; i < n; i++) o[i] = (int8_t)mul_q(p, x[i * sa], y[i * sb]);
+    for (int32_t i = 0; i < n; i++) o[i] = (int8_t)mul_q(p, x[i * sa], y[i * sb]);
 }
 
-static void row_u8(const void *ctx, const void *a, int64_t sa, const void *b, int64_t sb, void *out,
-                   int64_t n) {
+static void row_u8(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb, void *out,
+                   int32_t n) {
     const mul_params *p = (const mul_params *)ctx;
     const uint8_t *x = (const uint8_t *)a, *y = (const uint8_t *)b;
     uint8_t *o = (uint8_t *)out;
-    for (int64_t i = 0; i < n; i++) o[i] = (uint8_t)mul_q(p, x[i * sa], y[i * sb]);
+    for (int32_t i = 0; i < n; i++) o[i] = (uint8_t)mul_q(p, x[i * sa], y[i * sb]);
 }
 
-static void row_s16(const void *ctx, const void *a, int64_t sa, const void *b, int64_t sb, void *out,
-                    int64_t n) {
+static void row_s16(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb, void *out,
+                    int32_t n) {
     const mul_params *p = (const mul_params *)ctx;
     const int16_t *x = (const int16_t *)a, *y = (const int16_t *)b;
     int16_t *o = (int16_t *)out;
-    for (int64_t i = 0; i < n; i++) o[i] = (int16_t)mul_q(p, x[i * sa], y[i * sb]);
+    for (int32_t i = 0; i < n; i++) o[i] = (int16_t)mul_q(p, x[i * sa], y[i * sb]);
 }
 
 /* ActivationFunctionWithMinMax: std::min(std::max(x, lo), hi). */
@@ -62,12 +62,12 @@ static float clamp_f(float v, float lo, float hi) {
     return hi < v ? hi : v;
 }
 
-static void row_f32(const void *ctx, const void *a, int64_t sa, const void *b, int64_t sb, void *out,
-                    int64_t n) {
+static void row_f32(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb, void *out,
+                    int32_t n) {
     const mul_params *p = (const mul_params *)ctx;
     const float *x = (const float *)a, *y = (const float *)b;
     float *o = (float *)out;
-    for (int64_t i = 0; i < n; i++) o[i] = clamp_f(x[i * sa] * y[i * sb], p->f_min, p->f_max);
+    for (int32_t i = 0; i < n; i++) o[i] = clamp_f(x[i * sa] * y[i * sb], p->f_min, p->f_max);
 }
 
 static edge_status prepare(edge_op_ctx *c) {
@@ -103,10 +103,8 @@ static edge_status prepare(edge_op_ctx *c) {
     }
 
     edge_stream_elementwise(c, in1, in2, out);
-    if (!c->params) {
+    if (!c->params) { /* the loader zeroed the other sizes */
         op->params_bytes = (uint32_t)sizeof(mul_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
         return EDGE_OK;
     }
     *(mul_params *)c->params = p;

@@ -32,14 +32,12 @@ edge_status edge_relu_prepare(edge_op_ctx *c, int capped_at_6) {
     p.type = (int32_t)t;
     p.capped_at_6 = capped_at_6;
     if (t != EDGE_FLOAT32) {
-        const float in_s = edge_q_scale(in, 0), out_s = edge_q_scale(out, 0);
-        if (!(in_s > 0.0f) || !(out_s > 0.0f))
-            return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
-        p.in_zp = edge_q_zero(in, 0);
-        p.out_zp = edge_q_zero(out, 0);
-        if (t == EDGE_INT16 && (p.in_zp != 0 || p.out_zp != 0))
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 needs zero points 0 (have %d, %d)",
-                                p.in_zp, p.out_zp);
+        edge_act_quant q;
+        const edge_status qs = edge_act_quant_read(c, in, out, &q);
+        if (qs != EDGE_OK) return qs;
+        const float in_s = q.in_s, out_s = q.out_s;
+        p.in_zp = q.in_zp;
+        p.out_zp = q.out_zp;
         int shift;
         edge_quantize_multiplier((double)(in_s / out_s), &p.mult, &shift);
         if (shift > 30)
@@ -56,15 +54,25 @@ edge_status edge_relu_prepare(edge_op_ctx *c, int capped_at_6) {
             p.act_max = hi < qmax ? hi : qmax;
         }
     }
-    if (!c->params) {
+    if (!c->params) { /* the loader zeroed the other sizes */
         op->params_bytes = (uint32_t)sizeof(relu_params);
-        op->scratch_bytes = 0;
-        op->macs = 0;
-        op->systolic = 0;
-        op->array_cycles = 0;
         return EDGE_OK;
     }
     edge_memcpy(c->params, &p, sizeof p);
+    return EDGE_OK;
+}
+
+edge_status edge_act_quant_read(const edge_op_ctx *c, const edge_tensor_rt *in, const edge_tensor_rt *out,
+                                edge_act_quant *q) {
+    q->in_s = edge_q_scale(in, 0);
+    q->out_s = edge_q_scale(out, 0);
+    if (!(q->in_s > 0.0f) || !(q->out_s > 0.0f))
+        return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
+    q->in_zp = edge_q_zero(in, 0);
+    q->out_zp = edge_q_zero(out, 0);
+    if (in->t.type == EDGE_INT16 && (q->in_zp != 0 || q->out_zp != 0))
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 needs zero points 0 (have %d, %d)", q->in_zp,
+                            q->out_zp);
     return EDGE_OK;
 }
 
