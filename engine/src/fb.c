@@ -22,20 +22,26 @@ fb_table fb_root(const uint8_t *buf, size_t len) {
     return t;
 }
 
+/* Where t's vtable is; UINT32_MAX when the header or the vtable leaves
+ * the buffer (or the vtable is shorter than its own two lengths).
+ * pos - soffset is taken modulo 2^32: a vtable "below 0" wraps past 2^31,
+ * so past the buffer (len < 2^31). */
+static uint32_t vtable_of(fb_table t) {
+    if (t.pos == 0 || !in_bounds(t.len, t.pos, 4)) return UINT32_MAX;
+    const uint32_t v = t.pos - fb_rd_u32(t.buf + t.pos);
+    if (v > t.len - 4) return UINT32_MAX;
+    const uint32_t vt_len = fb_rd_u16(t.buf + v);
+    return vt_len >= 4 && in_bounds(t.len, v, vt_len) ? v : UINT32_MAX;
+}
+
 uint32_t fb_field(fb_table t, uint32_t field, uint32_t size) {
-    if (t.pos == 0 || !in_bounds(t.len, t.pos, 4)) return 0;
-    /* The vtable sits at pos - soffset (signed). */
-    int64_t vt = (int64_t)t.pos - (int64_t)fb_rd_i32(t.buf + t.pos);
-    if (vt < 0 || vt > (int64_t)t.len - 4) return 0;
-    uint32_t v = (uint32_t)vt;
-    uint16_t vt_len = fb_rd_u16(t.buf + v);
-    uint16_t tbl_len = fb_rd_u16(t.buf + v + 2);
-    if (vt_len < 4 || !in_bounds(t.len, v, vt_len)) return 0;
+    const uint32_t v = vtable_of(t);
+    if (v == UINT32_MAX) return 0;
     uint32_t slot = 4u + 2u * field;
-    if (field > 0x7fff || slot + 2u > vt_len) return 0;
+    if (field > 0x7fff || slot + 2u > fb_rd_u16(t.buf + v)) return 0;
     uint16_t off = fb_rd_u16(t.buf + v + slot);
     if (off == 0) return 0;
-    if ((uint32_t)off + size > tbl_len) return 0;
+    if ((uint32_t)off + size > fb_rd_u16(t.buf + v + 2)) return 0;
     if (!in_bounds(t.len, t.pos, (uint32_t)off + size)) return 0;
     return t.pos + off;
 }
@@ -47,29 +53,18 @@ uint8_t fb_u8(fb_table t, uint32_t field, uint8_t def) {
     return o ? t.buf[o] : def;
 }
 
-int8_t fb_i8(fb_table t, uint32_t field, int8_t def) {
-    uint32_t o = fb_field(t, field, 1);
-    return o ? (int8_t)t.buf[o] : def;
-}
-
-int32_t fb_i32(fb_table t, uint32_t field, int32_t def) {
-    uint32_t o = fb_field(t, field, 4);
-    return o ? fb_rd_i32(t.buf + o) : def;
-}
-
 uint32_t fb_u32(fb_table t, uint32_t field, uint32_t def) {
     uint32_t o = fb_field(t, field, 4);
     return o ? fb_rd_u32(t.buf + o) : def;
 }
 
-uint64_t fb_u64(fb_table t, uint32_t field, uint64_t def) {
-    uint32_t o = fb_field(t, field, 8);
-    return o ? fb_rd_u64(t.buf + o) : def;
-}
+int32_t fb_i32(fb_table t, uint32_t field, int32_t def) { return (int32_t)fb_u32(t, field, (uint32_t)def); }
 
 float fb_f32(fb_table t, uint32_t field, float def) {
-    uint32_t o = fb_field(t, field, 4);
-    return o ? fb_rd_f32(t.buf + o) : def;
+    union { uint32_t u; float f; } v;
+    v.f = def;
+    v.u = fb_u32(t, field, v.u);
+    return v.f;
 }
 
 /* Follow the uoffset stored at `at`; 0 if it leaves the buffer. */
@@ -129,13 +124,9 @@ const char *fb_string(fb_table t, uint32_t field) {
 }
 
 int fb_table_ok(fb_table t) {
-    if (t.pos == 0 || !in_bounds(t.len, t.pos, 4)) return 0;
-    int64_t vt = (int64_t)t.pos - (int64_t)fb_rd_i32(t.buf + t.pos);
-    if (vt < 0 || vt > (int64_t)t.len - 4) return 0;
-    uint32_t v = (uint32_t)vt;
-    uint16_t vt_len = fb_rd_u16(t.buf + v);
-    uint16_t tbl_len = fb_rd_u16(t.buf + v + 2);
-    if (vt_len < 4 || (vt_len & 1) || !in_bounds(t.len, v, vt_len)) return 0;
+    const uint32_t v = vtable_of(t);
+    if (v == UINT32_MAX || (fb_rd_u16(t.buf + v) & 1)) return 0;
+    const uint32_t tbl_len = fb_rd_u16(t.buf + v + 2);
     if (tbl_len < 4 || !in_bounds(t.len, t.pos, tbl_len)) return 0;
     /* Tables and vtables are 4- and 2-byte aligned in a well-formed buffer. */
     if ((t.pos & 3) || (v & 1)) return 0;

@@ -60,10 +60,8 @@ uint32_t fb_field(fb_table t, uint32_t field, uint32_t size);
 int fb_has(fb_table t, uint32_t field);
 
 uint8_t fb_u8(fb_table t, uint32_t field, uint8_t def);
-int8_t fb_i8(fb_table t, uint32_t field, int8_t def);
 int32_t fb_i32(fb_table t, uint32_t field, int32_t def);
 uint32_t fb_u32(fb_table t, uint32_t field, uint32_t def);
-uint64_t fb_u64(fb_table t, uint32_t field, uint64_t def);
 float fb_f32(fb_table t, uint32_t field, float def);
 
 fb_table fb_table_field(fb_table t, uint32_t field);

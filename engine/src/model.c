@@ -21,100 +21,68 @@ static uint8_t *bump(uint8_t **p, size_t bytes) {
     return r;
 }
 
-/* Tensor t's table in the (verified) model. */
-static fb_table tensor_table(const edge_model *m, uint32_t t) {
-    fb_vec v = {m->data, (uint32_t)m->len, m->rt->tensors_pos, m->n_tensors};
-    return fb_vec_table(v, t);
-}
-
-static const char *tensor_name(const edge_model *m, int32_t t) {
-    if (t < 0 || (uint32_t)t >= m->n_tensors) return "?";
-    const char *n = fb_string(tensor_table(m, (uint32_t)t), TENSOR_NAME);
-    return n ? n : "";
-}
-
-/* Fill one tensor record from the (verified) flatbuffer with checked reads,
- * and reject what the engine cannot run (at load; the rebuild for operators
- * is fast_record). */
-static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r) {
-    edge_memset(r, 0, sizeof *r);
-    r->offset = -1;
-    r->alias_of = -1;
-    const char *name = fb_string(t, TENSOR_NAME);
-    r->t.name = name ? name : no_name;
-    r->t.type = (edge_type)fb_i8(t, TENSOR_TYPE, 0);
-    r->is_variable = fb_u8(t, TENSOR_IS_VARIABLE, 0) != 0;
+/* Check tensor i's checked read (fast_record) and reject what the engine
+ * cannot run (at load; the rebuild for operators is the unchecked read). */
+static edge_status check_record(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r) {
     if (fb_has(t, TENSOR_SPARSITY))
         return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': sparse tensors are not supported", i,
                          r->t.name);
-
-    fb_vec shape = fb_vec_field(t, TENSOR_SHAPE, 4);
-    if (shape.count > EDGE_MAX_DIMS)
+    const uint32_t rank = (uint32_t)r->t.rank;
+    if (rank > EDGE_MAX_DIMS)
         return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': rank %u exceeds the engine's %d", i,
-                         r->t.name, shape.count, EDGE_MAX_DIMS);
-    r->t.rank = (int32_t)shape.count;
-    uint64_t numel = 1;
-    for (uint32_t d = 0; d < shape.count; d++) {
-        int32_t v = fb_i32_at(fb_vec_data(shape), d);
-        r->t.dims[d] = v;
+                         r->t.name, rank, EDGE_MAX_DIMS);
+    /* Sizes in 32-bit math (a 64-bit product is a call on the M4):
+     * n * v > M exactly when v != 0 and n > M / v. */
+    uint32_t numel = 1;
+    for (uint32_t d = 0; d < rank; d++) {
+        int32_t v = r->t.dims[d];
         if (v < 0)
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
                              "tensor %u '%s': dimension %u is %d (dynamic shapes are not supported)", i,
                              r->t.name, d, v);
-        numel *= (uint64_t)v;
-        if (numel > 0x7fffffffu)
+        if (v && numel > 0x7fffffffu / (uint32_t)v)
             return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': more than 2^31 elements", i,
                              r->t.name);
+        numel *= (uint32_t)v;
     }
-    uint64_t bytes = numel * edge_type_size(r->t.type);
-    if (bytes > 0x7fffffffu)
+    const uint32_t esize = (uint32_t)edge_type_size(r->t.type);
+    if (esize && numel > 0x7fffffffu / esize)
         return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u '%s': larger than 2 GiB", i, r->t.name);
-    r->t.bytes = (size_t)bytes;
+    r->t.bytes = (size_t)numel * esize;
 
     fb_table q = fb_table_field(t, TENSOR_QUANTIZATION);
     if (!fb_is_null(q)) {
         if (fb_has(q, QUANT_DETAILS))
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
                              "tensor %u '%s': custom quantization details are not supported", i, r->t.name);
-        fb_vec sc = fb_vec_field(q, QUANT_SCALE, 4), zp = fb_vec_field(q, QUANT_ZERO_POINT, 8);
-        if (zp.count && zp.count != sc.count)
+        const uint32_t n_scales = r->q_count, n_zeros = fb_vec_field(q, QUANT_ZERO_POINT, 8).count;
+        if (n_zeros && n_zeros != n_scales)
             return edge_fail(m, EDGE_ERR_MODEL, "tensor %u '%s': %u scales but %u zero points", i,
-                             r->t.name, sc.count, zp.count);
-        r->q_count = sc.count;
-        r->q_scale = fb_vec_data(sc);
-        r->q_zero = fb_vec_data(zp);
-        r->q_dim = fb_i32(q, QUANT_DIMENSION, 0);
-        if (sc.count > 1) {
-            /* TOCO-era files give 1-D biases a quantized_dimension past
-             * their rank; TFLM runs them, so the engine reads the only
-             * dimension there is (documented in docs/engine.md). */
-            int ok = r->q_dim >= 0 && r->q_dim < r->t.rank &&
-                     (uint32_t)r->t.dims[r->q_dim] == sc.count;
-            if (!ok && r->t.rank == 1 && (uint32_t)r->t.dims[0] == sc.count) {
-                r->q_dim = 0;
-                ok = 1;
-            }
-            if (!ok)
-                return edge_fail(m, EDGE_ERR_MODEL,
-                                 "tensor %u '%s': %u per-channel scales do not match dimension %d", i,
-                                 r->t.name, sc.count, r->q_dim);
-        }
+                             r->t.name, n_scales, n_zeros);
+        /* fast_record read a TOCO-era 1-D bias's dimension as 0; any other
+         * mismatch is an error. */
+        if (n_scales > 1 && !(r->q_dim >= 0 && r->q_dim < r->t.rank &&
+                              (uint32_t)r->t.dims[r->q_dim] == n_scales))
+            return edge_fail(m, EDGE_ERR_MODEL,
+                             "tensor %u '%s': %u per-channel scales do not match dimension %d", i,
+                             r->t.name, n_scales, r->q_dim);
         /* A zero point outside its type's range is meaningless and would
          * overflow the kernels' offset arithmetic (found by fuzzing). */
-        int64_t zlo = -0x80000000ll, zhi = 0x7fffffffll;
+        int32_t zlo = INT32_MIN, zhi = INT32_MAX;
         if (r->t.type == EDGE_INT8) zlo = -128, zhi = 127;
         else if (r->t.type == EDGE_UINT8) zlo = 0, zhi = 255;
         else if (r->t.type == EDGE_INT16) zlo = -32768, zhi = 32767;
-        for (uint32_t k = 0; k < zp.count; k++) {
-            int64_t z = fb_i64_at(r->q_zero, k);
-            if (z < zlo || z > zhi)
+        for (uint32_t k = 0; k < n_zeros; k++) {
+            const int64_t z = fb_i64_at(r->q_zero, k);
+            const int32_t z32 = (int32_t)z;
+            if (z32 != z || z32 < zlo || z32 > zhi)
                 return edge_fail(m, EDGE_ERR_MODEL,
                                  "tensor %u '%s': zero point %ld is outside the %s range", i,
                                  r->t.name, (long)z, edge_type_name(r->t.type));
         }
         /* NaN, infinite or negative scales make the prepare-time double
          * math meaningless (and its float-to-int conversions undefined). */
-        for (uint32_t k = 0; k < sc.count; k++) {
+        for (uint32_t k = 0; k < n_scales; k++) {
             float f = fb_f32_at(r->q_scale, k);
             if (!(f >= 0.0f && f <= 3.402823466e38f))
                 return edge_fail(
@@ -122,16 +90,12 @@ static edge_status fill_record(edge_model *m, fb_table t, fb_vec buffers, uint32
                     "tensor %u '%s': quantization scale %u is not a finite non-negative number", i,
                     r->t.name, k);
         }
-        if (sc.count) {
-            r->t.scale = fb_f32_at(r->q_scale, 0);
-            r->t.zero_point = r->q_zero ? (int32_t)fb_i64_at(r->q_zero, 0) : 0;
-        }
     }
 
-    r->buffer = fb_u32(t, TENSOR_BUFFER, 0);
     if (r->buffer > 0) {
         fb_table b = fb_vec_table(buffers, r->buffer);
-        if (fb_u64(b, BUFFER_OFFSET, 0) > 1)
+        const uint32_t off = fb_field(b, BUFFER_OFFSET, 8);
+        if (off && fb_rd_u64(b.buf + off) > 1)
             return edge_fail(m, EDGE_ERR_UNSUPPORTED,
                              "tensor %u '%s': data stored outside the flatbuffer is not supported", i,
                              r->t.name);
@@ -161,35 +125,38 @@ static void *tensor_data(const edge_model *m, uint32_t t) {
 }
 
 /* The rebuild reads the model without bounds checks: the load verified
- * every table, vector and string it touches, and load_tensor rejects a
- * tensor whose fast rebuild differs from the checked read. */
+ * every table, vector and string it touches. The load also reads each
+ * tensor "checked", as fb.c would: a field that lies past its table's
+ * inline size (the vtable's second length, `lim`) reads as absent; it
+ * rejects a tensor whose two reads differ. */
 typedef struct fast_table {
     const uint8_t *b;
-    uint32_t pos, vt, vlen;
+    uint32_t pos, vt, vlen, lim;
 } fast_table;
 
 static inline uint32_t fast_follow(const uint8_t *b, uint32_t at) { return at + fb_rd_u32(b + at); }
 
-static inline fast_table fast_at(const uint8_t *b, uint32_t pos) {
+static inline fast_table fast_at(const uint8_t *b, uint32_t pos, int checked) {
     fast_table t;
     t.b = b;
     t.pos = pos;
     t.vt = pos - fb_rd_u32(b + pos); /* pos - soffset, modulo 2^32 */
     t.vlen = fb_rd_u16(b + t.vt);
+    t.lim = checked ? fb_rd_u16(b + t.vt + 2) : 0x20000u; /* above any offset + size */
     return t;
 }
 
-/* Where field f's value is, 0 when absent. */
-static inline uint32_t fast_field(const fast_table *t, uint32_t f) {
+/* Where field f's `size`-byte value is, 0 when absent. */
+static inline uint32_t fast_field(const fast_table *t, uint32_t f, uint32_t size) {
     const uint32_t slot = 4u + 2u * f;
     if (slot + 2u > t->vlen) return 0;
     const uint32_t off = fb_rd_u16(t->b + t->vt + slot);
-    return off ? t->pos + off : 0;
+    return off && off + size <= t->lim ? t->pos + off : 0;
 }
 
 /* A vector field's data and count (NULL and 0 when absent or empty). */
 static inline const uint8_t *fast_vec(const fast_table *t, uint32_t f, uint32_t *count) {
-    const uint32_t at = fast_field(t, f);
+    const uint32_t at = fast_field(t, f, 4);
     *count = 0;
     if (!at) return 0;
     const uint32_t v = fast_follow(t->b, at);
@@ -197,14 +164,14 @@ static inline const uint8_t *fast_vec(const fast_table *t, uint32_t f, uint32_t 
     return *count ? t->b + v + 4 : 0;
 }
 
-static void fast_record(const edge_model *m, uint32_t i, edge_tensor_rt *r) {
+static void fast_record(const edge_model *m, uint32_t i, edge_tensor_rt *r, int checked) {
     const uint8_t *b = m->data;
-    const fast_table t = fast_at(b, fast_follow(b, m->rt->tensors_pos + 4u * i));
-    uint32_t f = fast_field(&t, TENSOR_NAME);
+    const fast_table t = fast_at(b, fast_follow(b, m->rt->tensors_pos + 4u * i), checked);
+    uint32_t f = fast_field(&t, TENSOR_NAME, 4);
     r->t.name = f ? (const char *)(b + fast_follow(b, f) + 4) : no_name;
-    f = fast_field(&t, TENSOR_TYPE);
+    f = fast_field(&t, TENSOR_TYPE, 1);
     r->t.type = (edge_type)(f ? (int8_t)b[f] : 0);
-    f = fast_field(&t, TENSOR_IS_VARIABLE);
+    f = fast_field(&t, TENSOR_IS_VARIABLE, 1);
     r->is_variable = (uint8_t)(f ? b[f] != 0 : 0);
     uint32_t rank;
     const uint8_t *dims = fast_vec(&t, TENSOR_SHAPE, &rank);
@@ -215,17 +182,21 @@ static void fast_record(const edge_model *m, uint32_t i, edge_tensor_rt *r) {
     r->q_dim = 0;
     r->t.scale = 0.0f;
     r->t.zero_point = 0;
-    f = fast_field(&t, TENSOR_QUANTIZATION);
+    f = fast_field(&t, TENSOR_QUANTIZATION, 4);
     if (f) {
-        const fast_table q = fast_at(b, fast_follow(b, f));
+        const fast_table q = fast_at(b, fast_follow(b, f), checked);
         uint32_t nz;
         r->q_scale = fast_vec(&q, QUANT_SCALE, &r->q_count);
         r->q_zero = fast_vec(&q, QUANT_ZERO_POINT, &nz);
-        f = fast_field(&q, QUANT_DIMENSION);
+        f = fast_field(&q, QUANT_DIMENSION, 4);
         r->q_dim = f ? fb_rd_i32(b + f) : 0;
         if (r->q_count > 1) {
-            /* As fill_record: TOCO-era 1-D biases. */
-            int ok = r->q_dim >= 0 && r->q_dim < r->t.rank && (uint32_t)r->t.dims[r->q_dim] == r->q_count;
+            /* TOCO-era files give 1-D biases a quantized_dimension past
+             * their rank; TFLM runs them, so the engine reads the only
+             * dimension there is (documented in docs/engine.md). The load
+             * rejects any other mismatch (a rank past EDGE_MAX_DIMS too). */
+            int ok = r->q_dim >= 0 && r->q_dim < r->t.rank && r->q_dim < EDGE_MAX_DIMS &&
+                     (uint32_t)r->t.dims[r->q_dim] == r->q_count;
             if (!ok && r->t.rank == 1 && (uint32_t)r->t.dims[0] == r->q_count) r->q_dim = 0;
         }
         if (r->q_count) {
@@ -233,8 +204,17 @@ static void fast_record(const edge_model *m, uint32_t i, edge_tensor_rt *r) {
             r->t.zero_point = r->q_zero ? (int32_t)fb_i64_at(r->q_zero, 0) : 0;
         }
     }
-    f = fast_field(&t, TENSOR_BUFFER);
+    f = fast_field(&t, TENSOR_BUFFER, 4);
     r->buffer = f ? fb_rd_u32(b + f) : 0;
+}
+
+/* Tensor t's name, for messages (its record loaded: the fast read is its
+ * checked one). */
+static const char *tensor_name(const edge_model *m, int32_t t) {
+    if (t < 0 || (uint32_t)t >= m->n_tensors) return "?";
+    edge_tensor_rt r;
+    fast_record(m, (uint32_t)t, &r, 0);
+    return r.t.name;
 }
 
 /* Does the fast rebuild read what the checked fill read? */
@@ -251,7 +231,7 @@ static int same_record(const edge_tensor_rt *a, const edge_tensor_rt *b) {
 
 edge_tensor_rt *edge_tensor_record(const edge_model *m, uint32_t t, edge_tensor_rt *dst) {
     const edge_tensor_state *s = &m->tensors[t];
-    fast_record(m, t, dst);
+    fast_record(m, t, dst, 0);
     dst->t.type = (edge_type)s->type;
     dst->t.bytes = s->bytes;
     dst->t.data = tensor_data(m, t);
@@ -265,10 +245,12 @@ void *edge_tensor_data_at(const edge_model *m, uint32_t t) { return tensor_data(
 
 /* Check tensor i at load and keep its state. */
 static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r) {
-    edge_status st = fill_record(m, t, buffers, i, r);
+    edge_memset(r, 0, sizeof *r);
+    fast_record(m, i, r, 1);
+    edge_status st = check_record(m, t, buffers, i, r);
     if (st) return st;
     edge_tensor_rt fast;
-    fast_record(m, i, &fast);
+    fast_record(m, i, &fast, 0);
     if (!same_record(r, &fast))
         return edge_fail(m, EDGE_ERR_MODEL, "tensor %u '%s': a field lies outside its table", i, r->t.name);
     edge_tensor_state *s = &m->tensors[i];
@@ -312,7 +294,7 @@ static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i
     op->scratch_offset = -1;
     fb_table code = fb_vec_table(opcodes, fb_u32(o, OP_OPCODE_INDEX, 0));
     /* The real code is the larger of the old byte field and the int32 one. */
-    int32_t dep = fb_i8(code, OPCODE_DEPRECATED_BUILTIN, 0);
+    int32_t dep = (int8_t)fb_u8(code, OPCODE_DEPRECATED_BUILTIN, 0);
     int32_t ext = fb_i32(code, OPCODE_BUILTIN, 0);
     const int32_t opcode = dep > ext ? dep : ext;
     fb_vec in = fb_vec_field(o, OP_INPUTS, 4), out = fb_vec_field(o, OP_OUTPUTS, 4);
@@ -576,30 +558,23 @@ uint32_t edge_num_outputs(const edge_model *m) { return m && m->ready ? m->n_out
 uint32_t edge_num_tensors(const edge_model *m) { return m && m->ready ? m->n_tensors : 0; }
 uint32_t edge_num_ops(const edge_model *m) { return m && m->ready ? m->n_ops : 0; }
 
-static edge_tensor empty_tensor(void) {
-    edge_tensor t;
-    edge_memset(&t, 0, sizeof t);
-    t.name = "";
-    return t;
+/* Tensor i of the graph (which 0), input i (1) or output i (2); an empty
+ * view when i is out of range. */
+static edge_tensor tensor_view(const edge_model *m, int which, uint32_t i) {
+    edge_tensor_rt r;
+    if (m && m->ready) {
+        const uint8_t *vec = which == 1 ? m->inputs : m->outputs;
+        const uint32_t n = which == 0 ? m->n_tensors : which == 1 ? m->n_inputs : m->n_outputs;
+        if (i < n) return edge_tensor_record(m, which ? (uint32_t)fb_i32_at(vec, i) : i, &r)->t;
+    }
+    edge_memset(&r.t, 0, sizeof r.t);
+    r.t.name = "";
+    return r.t;
 }
 
-edge_tensor edge_tensor_at(const edge_model *m, uint32_t i) {
-    if (!m || !m->ready || i >= m->n_tensors) return empty_tensor();
-    edge_tensor_rt r;
-    return edge_tensor_record(m, i, &r)->t;
-}
-
-edge_tensor edge_input(const edge_model *m, uint32_t i) {
-    if (!m || !m->ready || i >= m->n_inputs) return empty_tensor();
-    edge_tensor_rt r;
-    return edge_tensor_record(m, (uint32_t)fb_i32_at(m->inputs, i), &r)->t;
-}
-
-edge_tensor edge_output(const edge_model *m, uint32_t i) {
-    if (!m || !m->ready || i >= m->n_outputs) return empty_tensor();
-    edge_tensor_rt r;
-    return edge_tensor_record(m, (uint32_t)fb_i32_at(m->outputs, i), &r)->t;
-}
+edge_tensor edge_tensor_at(const edge_model *m, uint32_t i) { return tensor_view(m, 0, i); }
+edge_tensor edge_input(const edge_model *m, uint32_t i) { return tensor_view(m, 1, i); }
+edge_tensor edge_output(const edge_model *m, uint32_t i) { return tensor_view(m, 2, i); }
 
 int64_t edge_tensor_arena_offset(const edge_model *m, uint32_t i) {
     if (!m || !m->ready || i >= m->n_tensors) return -1;

@@ -270,14 +270,13 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
         it->last = end;
         if (it->first == UINT32_MAX) it->first = 0;
     }
+    /* A variable lives throughout; a view keeps its root alive for as long
+     * as the view is used (neither is ever the other's root). */
     for (uint32_t t = 0; t < nt; t++) {
         if (m->tensors[t].is_variable) {
             items[t].first = 0;
             items[t].last = end;
         }
-    }
-    /* A view keeps its root alive for as long as the view is used. */
-    for (uint32_t t = 0; t < nt; t++) {
         int32_t r = root_of(m, (int32_t)t);
         if (r == (int32_t)t || items[t].first == UINT32_MAX) continue;
         if (items[r].first > items[t].first) items[r].first = items[t].first;
@@ -296,6 +295,7 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
     }
     for (uint32_t i = 0; i < m->n_ops; i++) {
         m->ops[i].scratch_offset = -1;
+        m->ops[i].stream_rev = 0; /* set below, once placed */
         if (!m->ops[i].scratch_bytes) continue;
         plan_item it = {(uint32_t)EDGE_ALIGN_UP(m->ops[i].scratch_bytes), i, i, nt + i, 0};
         items[count++] = it;
@@ -320,7 +320,6 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
     }
     /* An op whose output overlaps its input above D runs in reverse (the
      * placement kept the difference >= E then). */
-    for (uint32_t i = 0; i < m->n_ops; i++) m->ops[i].stream_rev = 0;
     for (uint32_t a = 0; a < count; a++) {
         const plan_item *out = &items[a];
         if (out->id >= nt || out->first >= m->n_ops || out->size == 0) continue;

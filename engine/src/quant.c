@@ -110,33 +110,22 @@ static int32_t edge_bound_q(int32_t zp, float r) {
 
 int edge_act_range_q(int act, float scale, int32_t zp, int32_t qmin, int32_t qmax, int32_t *lo,
                      int32_t *hi) {
-    /* TFLite quantizes the activation bounds in float: zp + round(f / scale). */
-    /* Saturated, so a tiny or zero scale cannot overflow the conversion. */
-#define EDGE_QUANTIZE_BOUND(f) edge_bound_q(zp, edge_roundf((f) / scale))
+    /* The float bounds, quantized as TFLite does it, in float:
+     * zp + round(f / scale), saturated so that a tiny or zero scale cannot
+     * overflow the conversion. An unbounded side keeps qmin (qmax). */
+    float flo, fhi;
     *lo = qmin;
     *hi = qmax;
-    switch (act) {
-    case EDGE_ACT_NONE: return 1;
-    case EDGE_ACT_RELU: {
-        int32_t z = EDGE_QUANTIZE_BOUND(0.0f);
-        *lo = z > qmin ? z : qmin;
-        return 1;
+    if (!edge_act_range_f(act, &flo, &fhi)) return 0;
+    if (flo > -3.402823466e38f) {
+        const int32_t z = edge_bound_q(zp, edge_roundf(flo / scale));
+        if (z > qmin) *lo = z;
     }
-    case EDGE_ACT_RELU6: {
-        int32_t z = EDGE_QUANTIZE_BOUND(0.0f), s = EDGE_QUANTIZE_BOUND(6.0f);
-        *lo = z > qmin ? z : qmin;
-        *hi = s < qmax ? s : qmax;
-        return 1;
+    if (fhi < 3.402823466e38f) {
+        const int32_t z = edge_bound_q(zp, edge_roundf(fhi / scale));
+        if (z < qmax) *hi = z;
     }
-    case EDGE_ACT_RELU_N1_TO_1: {
-        int32_t a = EDGE_QUANTIZE_BOUND(-1.0f), b = EDGE_QUANTIZE_BOUND(1.0f);
-        *lo = a > qmin ? a : qmin;
-        *hi = b < qmax ? b : qmax;
-        return 1;
-    }
-    default: return 0;
-    }
-#undef EDGE_QUANTIZE_BOUND
+    return 1;
 }
 
 int edge_act_range_f(int act, float *lo, float *hi) {

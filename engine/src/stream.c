@@ -13,8 +13,9 @@ void edge_op_set_stream(edge_op_ctx *c, uint32_t in_mask, int64_t d) {
     op->stream_d16 = 0;
     op->stream_e16 = EDGE_STREAM_NO_E;
     if (!in_mask || op->n_out < 1) return;
-    /* Offsets are multiples of 16: rounding D down loses nothing. */
-    int64_t d16 = d >= 0 ? d / 16 : -((-d + 15) / 16);
+    /* Offsets are multiples of 16: rounding D down loses nothing. An
+     * arithmetic shift is that floor, with no 64-bit division. */
+    int64_t d16 = d >> 4;
     if (d16 < -32767) return; /* cannot be stored: declare nothing (safe) */
     if (d16 > 32767) d16 = 32767; /* a smaller limit is always safe */
     op->stream_in = (uint8_t)in_mask;
@@ -28,7 +29,7 @@ void edge_op_set_stream_reverse(edge_op_ctx *c, int64_t e) {
     /* One input only: the planner picks one order per op. */
     if (!op->stream_in || (op->stream_in & (op->stream_in - 1u))) return;
     /* Rounding E up loses nothing (offsets are multiples of 16). */
-    const int64_t e16 = e >= 0 ? (e + 15) / 16 : -(-e / 16);
+    const int64_t e16 = (e >> 4) + ((e & 15) != 0);
     if (e16 >= EDGE_STREAM_NO_E || e16 < -32767) return;
     op->stream_e16 = (int16_t)e16;
 }
