@@ -15,8 +15,10 @@
 #endif
 #if EDGE_WITH_UINT8
 #define EDGE_UINT8_HINT ""
+#define EDGE_UINT8_NAME ", uint8" /* ends a list of the types an op takes */
 #else
 #define EDGE_UINT8_HINT "; uint8 not built in (EDGE_WITH_UINT8=0)"
+#define EDGE_UINT8_NAME EDGE_UINT8_HINT
 #endif
 
 #endif
