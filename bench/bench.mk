@@ -18,11 +18,17 @@ BENCH_FIRMWARE ?= auto
 BENCH_M4_CC    ?= arm-none-eabi-gcc
 
 # The engine for Cortex-M4 at -Os, as the cortex-m4 board builds it (DSP
-# kernel variant, hard float), only to measure its code size.
-BENCH_M4_CFLAGS = -std=c99 -Os -Wall -Wextra -ffreestanding -Iengine/include -Iengine/src \
+# kernel variant, hard float), only to measure its code size: int8 only
+# (EDGE_WITH_UINT8=0, engine/src/edge_config.h), the op set the target
+# counts, and, for the second figure, the default build with the uint8
+# kernels too (m4-Os-u8).
+BENCH_M4_CFLAGS_ALL = -std=c99 -Os -Wall -Wextra -ffreestanding -Iengine/include -Iengine/src \
                   -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -DEDGE_SYSTOLIC_DSP \
                   -ffunction-sections -fdata-sections
+BENCH_M4_CFLAGS = $(BENCH_M4_CFLAGS_ALL) -DEDGE_WITH_UINT8=0
 BENCH_M4_OBJ = $(ENGINE_SRC:%.c=$(BENCH_DIR)/m4-Os/%.o)
+BENCH_M4U8_OBJ = $(ENGINE_SRC:%.c=$(BENCH_DIR)/m4-Os-u8/%.o)
+BENCH_M4U8_LIB = $(BENCH_DIR)/m4-Os-u8/libedge.a
 BENCH_HAVE_M4_CC := $(if $(shell command -v $(BENCH_M4_CC) 2>/dev/null),yes,)
 
 # The same objects linked (--gc-sections) into a program that loads and runs
@@ -32,7 +38,7 @@ BENCH_HAVE_M4_CC := $(if $(shell command -v $(BENCH_M4_CC) 2>/dev/null),yes,)
 # firmware really carries, read from the linker map by bench.py.
 BENCH_M4_LIB   = $(BENCH_DIR)/m4-Os/libedge.a
 BENCH_M4_SETS  = int8 $(FIRMWARE_MODELS)
-BENCH_M4_ELF   = $(BENCH_M4_SETS:%=$(BENCH_DIR)/m4-Os/link/%/engine.elf)
+BENCH_M4_ELF   = $(BENCH_M4_SETS:%=$(BENCH_DIR)/m4-Os/link/%/engine.elf) $(BENCH_DIR)/m4-Os/link/uint8/engine.elf
 BENCH_M4_OPS_int8 = bench/int8_ops.h
 $(foreach m,$(FIRMWARE_MODELS),$(eval BENCH_M4_OPS_$(m) = $(FW_DATA)/$(m)/model_ops.h))
 
@@ -60,6 +66,20 @@ $(BENCH_DIR)/m4-Os/%.o: %.c $(ENGINE_HDR)
 $(BENCH_M4_LIB): $(BENCH_M4_OBJ)
 	@rm -f $@
 	arm-none-eabi-ar rcs $@ $^
+
+$(BENCH_DIR)/m4-Os-u8/%.o: %.c $(ENGINE_HDR)
+	@mkdir -p $(dir $@)
+	$(BENCH_M4_CC) $(BENCH_M4_CFLAGS_ALL) -c $< -o $@
+
+$(BENCH_M4U8_LIB): $(BENCH_M4U8_OBJ)
+	@rm -f $@
+	arm-none-eabi-ar rcs $@ $^
+
+# The whole op set's registry (int8's), on the library with uint8.
+$(BENCH_DIR)/m4-Os/link/uint8/engine.elf: bench/m4_size_main.c $(BENCH_DIR)/m4-Os/link/int8/registry.o $(BENCH_M4U8_LIB)
+	@mkdir -p $(dir $@)
+	$(BENCH_M4_CC) $(BENCH_M4_CFLAGS_ALL) $^ --specs=nano.specs --specs=nosys.specs \
+	    -Wl,--gc-sections -Wl,-Map=$@.map -o $@
 
 define BENCH_M4_REGISTRY
 $(BENCH_DIR)/m4-Os/link/$(1)/registry.o: engine/src/ops/registry.c $(BENCH_M4_OPS_$(1)) $(ENGINE_HDR)

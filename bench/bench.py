@@ -738,6 +738,7 @@ def main():
     for r in rows:
         r["engine_text_m4_Os"] = text_bytes if text_bytes is not None else ""
         r["engine_text_m4_Os_model_ops"] = linked.get(r["model"], "")
+        r["engine_text_m4_Os_with_uint8"] = linked.get("uint8", "")
 
     write_outputs(rows, op_rows, text_rows, text_bytes, out_dir, linked)
     log(f"bench: {time.time() - started:.0f} s")
@@ -792,8 +793,11 @@ def write_outputs(rows, op_rows, text_rows, text_bytes, out_dir, linked):
               f"({text_bytes / 1024:.1f} KiB; target <= 16 KiB); the objects' sum {objs:,},"
               f" plus {rodata:,} bytes .rodata; the float32/bf16-only objects add {fl:,}"
               f"\n  largest objects: {big}")
+        if "uint8" in linked:
+            print(f"  with the uint8 kernels too (the default build, EDGE_WITH_UINT8=1): "
+                  f"{linked['uint8']:,} bytes ({linked['uint8'] / 1024:.1f} KiB)")
         per_model = ", ".join(f"{k} {v:,} ({v / 1024:.1f} KiB)" for k, v in linked.items()
-                              if k != "int8")
+                              if k not in ("int8", "uint8"))
         if per_model:
             print(f"  a firmware with only its model's ops (edgeq export --ops): {per_model}")
     else:

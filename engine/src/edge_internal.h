@@ -7,10 +7,12 @@
 #define EDGE_INTERNAL_H
 
 #include "edge/edge.h"
+#include "edge_config.h"
 #include "fb.h"
 
 /* Most inputs + outputs one operator may have (CONCATENATION is the wide one). */
 #define EDGE_MAX_OP_IO 64
+
 
 /* Record of one tensor as operators see it. Not stored per tensor: it is
  * rebuilt from the model and the tensor's edge_tensor_state each time an
@@ -276,7 +278,7 @@ int32_t edge_fused_chunk(const edge_op_ctx *c, int32_t pixels, uint32_t max_byte
  * failure recorded. */
 #define EDGE_TYPE_BIT(t) (1u << (uint32_t)(t))
 #define EDGE_TYPES_F32_8BIT \
-    (EDGE_TYPE_BIT(EDGE_FLOAT32) | EDGE_TYPE_BIT(EDGE_INT8) | EDGE_TYPE_BIT(EDGE_UINT8))
+    (EDGE_TYPE_BIT(EDGE_FLOAT32) | EDGE_TYPE_BIT(EDGE_INT8) | (EDGE_WITH_UINT8 ? EDGE_TYPE_BIT(EDGE_UINT8) : 0u))
 #define EDGE_TYPES_F32_8BIT_S16 (EDGE_TYPES_F32_8BIT | EDGE_TYPE_BIT(EDGE_INT16))
 edge_status edge_unary_prepare(const edge_op_ctx *c, uint32_t types, const char *names,
                                edge_tensor_rt **in, edge_tensor_rt **out);

@@ -14,22 +14,25 @@ enum { EDGE_PADDING_SAME = 0, EDGE_PADDING_VALID = 1 };
 /* Output extent of one spatial dimension; <= 0 when the window never fits
  * (VALID with a filter larger than the input) or the arguments are bad.
  * Sizes are taken in 64 bits so that hostile dilations cannot overflow. */
-static inline int64_t edge_conv_out_size(int padding, int64_t in, int64_t filter, int64_t stride,
-                                         int64_t dilation) {
+static inline int64_t edge_conv_out_size(int padding, int32_t in, int32_t filter, int32_t stride,
+                                         int32_t dilation) {
     if (in <= 0 || filter <= 0 || stride <= 0 || dilation <= 0) return 0;
-    int64_t eff = (filter - 1) * dilation + 1;
-    if (padding == EDGE_PADDING_SAME) return (in + stride - 1) / stride;
-    if (padding == EDGE_PADDING_VALID) return in >= eff ? (in + stride - eff) / stride : 0;
+    const int64_t eff = (int64_t)(filter - 1) * dilation + 1;
+    /* Both sums below are under 2^32 (in, stride and, for VALID, eff <= in
+     * are int32): 32-bit division, not a 64-bit library call on a 32-bit core. */
+    if (padding == EDGE_PADDING_SAME) return ((uint32_t)in + (uint32_t)stride - 1u) / (uint32_t)stride;
+    if (padding == EDGE_PADDING_VALID)
+        return in >= eff ? ((uint32_t)in + (uint32_t)stride - (uint32_t)eff) / (uint32_t)stride : 0;
     return 0;
 }
 
 /* Leading (top/left) padding: TFLite pads the odd extra element at the end,
  * and the reference kernels only ever use this leading amount. */
-static inline int64_t edge_conv_padding(int64_t in, int64_t filter, int64_t stride,
-                                        int64_t dilation, int64_t out) {
-    int64_t eff = (filter - 1) * dilation + 1;
-    int64_t total = (out - 1) * stride + eff - in;
-    return total > 0 ? total / 2 : 0;
+static inline int64_t edge_conv_padding(int32_t in, int32_t filter, int32_t stride, int32_t dilation,
+                                        int64_t out) {
+    const int64_t eff = (int64_t)(filter - 1) * dilation + 1;
+    const int64_t total = (out - 1) * stride + eff - in;
+    return total > 0 ? total >> 1 : 0;
 }
 
 #endif

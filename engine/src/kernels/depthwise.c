@@ -18,6 +18,7 @@
  */
 #include "depthwise.h"
 
+#include "../edge_config.h"
 #include "../quant.h"
 #include "requant.h"
 
@@ -159,12 +160,17 @@ typedef struct dw_window {
     }
 
 DEPTHWISE_DEFINE(s8, int8_t)
+#if EDGE_WITH_UINT8
 DEPTHWISE_DEFINE(u8, uint8_t)
+#endif
 
 void depthwise_conv(const depthwise_params *p, const void *input, const void *filter, void *output) {
+#if EDGE_WITH_UINT8
     if (p->is_unsigned)
         depthwise_u8(p, (const uint8_t *)input, (const uint8_t *)filter, (uint8_t *)output);
-    else {
+    else
+#endif
+    {
 #if defined(__x86_64__) || defined(__i386__)
         if (p->simd && depthwise_s8_avx2(p, (const int8_t *)input, (const int8_t *)filter, (int8_t *)output))
             return;

@@ -7,9 +7,13 @@
  */
 #include "systolic.h"
 
+#include "../edge_config.h"
 #include "../quant.h"
 #include "requant.h"
 #include "systolic_x86.h"
+
+/* uint8 operands, when the engine is built with them (edge_internal.h). */
+#define SYS_U8(p) (EDGE_WITH_UINT8 && (p)->is_unsigned)
 
 /* Inner products are taken in fixed blocks of DOT_BLOCK so that compilers
  * vectorise them even at -O2 (no epilogue is needed inside a block), and so
@@ -87,7 +91,7 @@
     }
 
 SYSTOLIC_DEFINE_TILE(s8, int8_t)
-SYSTOLIC_DEFINE_TILE(u8, uint8_t)
+SYSTOLIC_DEFINE_TILE(u8, uint8_t) /* dropped as dead code when SYS_U8 is 0 */
 
 /* (int32) of a double as x86 converts it: out-of-range gives INT32_MIN,
  * which is what the oracle (LiteRT on x86) does with its static_cast. */
@@ -242,7 +246,7 @@ static void weight_row_sums(const systolic_params *p, int avx2, uint32_t *sums) 
 #ifdef SYSTOLIC_WSUM_DSP
         sums[c] = wsum_row_dsp((const uint8_t *)p->weights + at, p->k, p->is_unsigned ? 0u : 0x80808080u);
 #else
-        sums[c] = p->is_unsigned ? wsum_u8((const uint8_t *)p->weights + at, p->k)
+        sums[c] = SYS_U8(p) ? wsum_u8((const uint8_t *)p->weights + at, p->k)
                                  : wsum_s8((const int8_t *)p->weights + at, p->k);
 #endif
     }
@@ -351,7 +355,7 @@ static inline int hoist_column(const systolic_params *p, int32_t c0, int32_t nc,
 
 static uint32_t row_term(const systolic_params *p, const void *row) {
     if (p->filter_offset == 0) return 0; /* symmetric (int8) weights */
-    uint32_t s = p->is_unsigned ? row_sum_u8((const uint8_t *)row, p->k)
+    uint32_t s = SYS_U8(p) ? row_sum_u8((const uint8_t *)row, p->k)
                                 : row_sum_s8((const int8_t *)row, p->k);
     return s * (uint32_t)p->filter_offset;
 }
@@ -400,7 +404,7 @@ void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m,
             int32_t nc = n - c0 < EDGE_SYSTOLIC_COLS ? n - c0 : EDGE_SYSTOLIC_COLS;
             const int nosat = hoist_column(p, c0, nc, eb, rq, scale);
             for (int32_t r = 0; r < mr; r++) {
-                if (p->is_unsigned)
+                if (SYS_U8(p))
                     tile_dot_u8((const uint8_t *)rows[r0 + r],
                                 (const uint8_t *)p->weights + (int64_t)c0 * k, k, k, nc, acc);
 #ifdef EDGE_SYSTOLIC_X86

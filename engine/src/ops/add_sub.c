@@ -160,6 +160,7 @@ static void row_s8(const void *ctx, const void *a, int32_t sa, const void *b, in
     for (int32_t i = i0; i < n; i++) o[i] = (int8_t)add_general(p, x[i * sa], y[i * sb]);
 }
 
+#if EDGE_WITH_UINT8
 static void row_u8(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb, void *out,
                    int32_t n) {
     const add_params *p = (const add_params *)ctx;
@@ -172,6 +173,7 @@ static void row_u8(const void *ctx, const void *a, int32_t sa, const void *b, in
     uint8_t *o = (uint8_t *)out;
     for (int32_t i = i0; i < n; i++) o[i] = (uint8_t)add_general(p, x[i * sa], y[i * sb]);
 }
+#endif
 
 static void row_s16(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb, void *out,
                     int32_t n) {
@@ -307,7 +309,9 @@ edge_status edge_addsub_eval(edge_op_ctx *c) {
     void *o = edge_out_data(c, 0);
     switch (p->type) {
     case EDGE_INT8: edge_bcast_run(&p->bc, a, b, o, 1, row_s8, p); break;
+#if EDGE_WITH_UINT8
     case EDGE_UINT8: edge_bcast_run(&p->bc, a, b, o, 1, row_u8, p); break;
+#endif
     case EDGE_INT16: edge_bcast_run(&p->bc, a, b, o, 2, p->pot ? row_s16_pot : row_s16, p); break;
     default: edge_bcast_run(&p->bc, a, b, o, 4, row_f32, p); break;
     }

@@ -28,8 +28,8 @@ edge_status edge_binary_operands(edge_op_ctx *c, uint8_t options_type, const cha
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
                             "inputs %s and %s with output %s (all three must have one type)",
                             edge_type_name(in1->t.type), edge_type_name(in2->t.type), edge_type_name(t));
-    if (t != EDGE_INT8 && t != EDGE_UINT8 && t != EDGE_INT16 && t != EDGE_FLOAT32)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (int8, uint8, int16, float32)",
+    if (t != EDGE_INT8 && !(EDGE_WITH_UINT8 && t == EDGE_UINT8) && t != EDGE_INT16 && t != EDGE_FLOAT32)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (int8, int16, float32" EDGE_UINT8_NAME ")",
                             edge_type_name(t));
     edge_memset(o, 0, sizeof *o);
     o->in1 = in1, o->in2 = in2, o->out = out, o->type = t;

@@ -81,7 +81,7 @@ static edge_status prepare(edge_op_ctx *c) {
     edge_status st = edge_weighted_operands(c, CONV_OPTIONS_TYPE, "Conv2DOptions", "filter", &o);
     if (st) return st;
     edge_tensor_rt *in = o.in, *filt = o.w, *bias = o.bias, *out = o.out;
-    const int is_u8 = o.is_u8;
+    const int is_u8 = EDGE_WITH_UINT8 && o.is_u8;
     conv_shape sh;
     st = edge_conv_shape(c, in, filt, bias, out, &sh);
     if (st) return st;
@@ -96,22 +96,12 @@ static edge_status prepare(edge_op_ctx *c) {
         return edge_op_fail(c, EDGE_ERR_SHAPE, "convolution too large");
     const int32_t k = (int32_t)k64;
 
-    /* Quantization. */
-    if (in->q_count < 1 || out->q_count < 1 || filt->q_count < 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "input, filter and output must be quantized");
-    const int per_channel = filt->q_count > 1;
-    if (per_channel) {
-        if (is_u8)
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel filter with uint8 input");
-        if (filt->q_count != (uint32_t)out_c || filt->q_dim != 0)
-            return edge_op_fail(c, EDGE_ERR_MODEL,
-                                "per-channel filter has %u scales on dimension %d, expected %d on 0",
-                                filt->q_count, filt->q_dim, out_c);
-    }
+    /* Quantization (zero points were checked against their 8-bit types at load). */
+    int per_channel;
+    int32_t act_min, act_max;
+    st = edge_weighted_quant(c, &o, out_c, 0, act, &per_channel, &act_min, &act_max);
+    if (st) return st;
     const int32_t in_zp = edge_q_zero(in, 0), out_zp = edge_q_zero(out, 0);
-    const int32_t qmin = is_u8 ? 0 : -128, qmax = is_u8 ? 255 : 127;
-    if (in_zp < qmin || in_zp > qmax || out_zp < qmin || out_zp > qmax)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "zero points %d, %d out of range", in_zp, out_zp);
     int32_t filt_zp = 0;
     if (is_u8) {
         filt_zp = edge_q_zero(filt, 0);
@@ -121,10 +111,6 @@ static edge_status prepare(edge_op_ctx *c) {
                 return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
                                     "int8 filter zero point %d (must be 0)", edge_q_zero(filt, i));
     }
-    int32_t act_min, act_max;
-    if (!edge_act_range_q(act, edge_q_scale(out, 0), out_zp, qmin, qmax, &act_min, &act_max))
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
-                            "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)", act);
 
     /* Layout of the params block: header, multipliers, shifts. The
      * effective bias (bias + input_offset * sum W, systolic_fold_bias) is

@@ -34,28 +34,16 @@ static edge_status prepare(edge_op_ctx *c) {
     edge_status st = edge_weighted_operands(c, DW_OPTIONS_TYPE, "DepthwiseConv2DOptions", "filter", &o);
     if (st) return st;
     edge_tensor_rt *in = o.in, *filt = o.w, *bias = o.bias, *out = o.out;
-    const int is_u8 = o.is_u8;
+    const int is_u8 = EDGE_WITH_UINT8 && o.is_u8;
     conv_shape sh;
     st = edge_dw_shape(c, in, filt, bias, out, &sh);
     if (st) return st;
 
-    if (in->q_count < 1 || out->q_count < 1 || filt->q_count < 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "input, filter and output must be quantized");
-    const int per_channel = filt->q_count > 1;
-    if (per_channel) {
-        if (is_u8)
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel filter with uint8 input");
-        if (filt->q_count != (uint32_t)sh.out_c || filt->q_dim != 3)
-            return edge_op_fail(c, EDGE_ERR_MODEL,
-                                "per-channel filter has %u scales on dimension %d, expected %d on 3",
-                                filt->q_count, filt->q_dim, sh.out_c);
-    }
-    const int32_t in_zp = edge_q_zero(in, 0), out_zp = edge_q_zero(out, 0);
-    const int32_t qmin = is_u8 ? 0 : -128, qmax = is_u8 ? 255 : 127;
+    int per_channel;
     int32_t act_min, act_max;
-    if (!edge_act_range_q(sh.act, edge_q_scale(out, 0), out_zp, qmin, qmax, &act_min, &act_max))
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
-                            "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)", sh.act);
+    st = edge_weighted_quant(c, &o, sh.out_c, 3, sh.act, &per_channel, &act_min, &act_max);
+    if (st) return st;
+    const int32_t in_zp = edge_q_zero(in, 0), out_zp = edge_q_zero(out, 0);
 
     const uint32_t n_mult = per_channel ? (uint32_t)sh.out_c : 1u;
     const uint32_t mult_off = (uint32_t)DEPTHWISE_PARAMS_STORED;

@@ -42,7 +42,7 @@ static edge_status prepare(edge_op_ctx *c) {
     edge_status st = edge_weighted_operands(c, FC_OPTIONS_TYPE, "FullyConnectedOptions", "weights", &o);
     if (st) return st;
     edge_tensor_rt *in = o.in, *w = o.w, *bias = o.bias, *out = o.out;
-    const int is_u8 = o.is_u8;
+    const int is_u8 = EDGE_WITH_UINT8 && o.is_u8;
     const int format = edge_opt_u8(c, OPT_WEIGHTS_FORMAT, 0);
     if (format != 0)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "weights format %d (only DEFAULT)", format);
@@ -69,24 +69,12 @@ static edge_status prepare(edge_op_ctx *c) {
         return edge_op_fail(c, EDGE_ERR_SHAPE, "bias has %ld elements, weights have %d outputs",
                             (long)edge_numel(&bias->t), n);
 
-    if (in->q_count < 1 || out->q_count < 1 || w->q_count < 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "input, weights and output must be quantized");
-    const int per_channel = w->q_count > 1;
-    if (per_channel) {
-        if (is_u8)
-            return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel weights with uint8 input");
-        if (w->q_count != (uint32_t)n || w->q_dim != 0)
-            return edge_op_fail(c, EDGE_ERR_MODEL,
-                                "per-channel weights have %u scales on dimension %d, expected %d on 0",
-                                w->q_count, w->q_dim, n);
-    }
-    const int act = edge_opt_u8(c, OPT_ACTIVATION, 0);
-    const int32_t out_zp = edge_q_zero(out, 0);
-    const int32_t qmin = is_u8 ? 0 : -128, qmax = is_u8 ? 255 : 127;
+    int per_channel;
     int32_t act_min, act_max;
-    if (!edge_act_range_q(act, edge_q_scale(out, 0), out_zp, qmin, qmax, &act_min, &act_max))
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
-                            "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)", act);
+    st = edge_weighted_quant(c, &o, n, 0, edge_opt_u8(c, OPT_ACTIVATION, 0), &per_channel, &act_min,
+                             &act_max);
+    if (st) return st;
+    const int32_t out_zp = edge_q_zero(out, 0);
 
     /* Params: header, then double scales or multipliers and shifts. The
      * effective bias (bias + input_offset * sum W) is not kept: eval folds

@@ -32,7 +32,7 @@ static int16_t downscale_multiplier(int32_t m) {
 static edge_status prepare(edge_op_ctx *c) {
     edge_op_rt *op = c->op;
     edge_tensor_rt *in, *out;
-    const edge_status st = edge_unary_prepare(c, EDGE_TYPES_F32_8BIT, "float32, int8, uint8", &in, &out);
+    const edge_status st = edge_unary_prepare(c, EDGE_TYPES_F32_8BIT, "float32, int8" EDGE_UINT8_NAME, &in, &out);
     if (st != EDGE_OK) return st;
     const edge_type t = in->t.type;
 
@@ -140,12 +140,14 @@ static edge_status eval(edge_op_ctx *c) {
         for (size_t i = 0; i < n; i++) y[i] = (int8_t)hard_swish_q(p, x[i], -128, 127);
         break;
     }
+#if EDGE_WITH_UINT8
     default: {
         const uint8_t *x = (const uint8_t *)in->data;
         uint8_t *y = (uint8_t *)out;
         for (size_t i = 0; i < n; i++) y[i] = (uint8_t)hard_swish_q(p, x[i], 0, 255);
         break;
     }
+#endif
     }
     return EDGE_OK;
 }

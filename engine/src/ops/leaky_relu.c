@@ -29,7 +29,7 @@ typedef struct leaky_relu_params {
 static edge_status prepare(edge_op_ctx *c) {
     edge_op_rt *op = c->op;
     edge_tensor_rt *in, *out;
-    const edge_status st = edge_unary_prepare(c, EDGE_TYPES_F32_8BIT_S16, "float32, int8, uint8, int16",
+    const edge_status st = edge_unary_prepare(c, EDGE_TYPES_F32_8BIT_S16, "float32, int8, int16" EDGE_UINT8_NAME,
                                               &in, &out);
     if (st != EDGE_OK) return st;
     if (op->options_type != LEAKY_RELU_OPTIONS_TYPE && op->options_type != 0)
@@ -102,12 +102,14 @@ static edge_status eval(edge_op_ctx *c) {
         for (size_t i = 0; i < n; i++) y[i] = (int8_t)requant(p, x[i], -128, 127);
         break;
     }
+#if EDGE_WITH_UINT8
     case EDGE_UINT8: {
         const uint8_t *x = (const uint8_t *)in->data;
         uint8_t *y = (uint8_t *)out;
         for (size_t i = 0; i < n; i++) y[i] = (uint8_t)requant(p, x[i], 0, 255);
         break;
     }
+#endif
     default: {
         const int16_t *x = (const int16_t *)in->data;
         int16_t *y = (int16_t *)out;

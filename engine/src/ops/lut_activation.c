@@ -12,7 +12,7 @@ typedef struct lut_act_params {
 
 edge_status edge_lut_act_prepare(edge_op_ctx *c, edge_lut_fn fn) {
     edge_tensor_rt *in, *out;
-    const edge_status st = edge_unary_prepare(c, EDGE_TYPES_F32_8BIT, "float32, int8, uint8", &in, &out);
+    const edge_status st = edge_unary_prepare(c, EDGE_TYPES_F32_8BIT, "float32, int8" EDGE_UINT8_NAME, &in, &out);
     if (st != EDGE_OK) return st;
     const edge_type t = in->t.type;
     const float out_s = t == EDGE_FLOAT32 ? 0.0f : edge_q_scale(out, 0);

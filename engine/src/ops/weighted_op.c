@@ -15,6 +15,7 @@ edge_status edge_weighted_operands(edge_op_ctx *c, uint8_t options_type, const c
     o->w = edge_in(c, 1);
     o->bias = edge_in(c, 2);
     o->out = edge_out(c, 0);
+    o->w_name = w_name;
     if (!o->in || !o->w || !o->out)
         return edge_op_fail(c, EDGE_ERR_MODEL, "input, %s or output missing", w_name);
     if (op->options_type != options_type && op->options_type != 0)
@@ -22,14 +23,35 @@ edge_status edge_weighted_operands(edge_op_ctx *c, uint8_t options_type, const c
                             (unsigned)op->options_type);
     const edge_type it = o->in->t.type, wt = o->w->t.type, ot = o->out->t.type;
     if (it == EDGE_INT8 && wt == EDGE_INT8 && ot == EDGE_INT8) o->is_u8 = 0;
-    else if (it == EDGE_UINT8 && wt == EDGE_UINT8 && ot == EDGE_UINT8) o->is_u8 = 1;
+    else if (EDGE_WITH_UINT8 && it == EDGE_UINT8 && wt == EDGE_UINT8 && ot == EDGE_UINT8) o->is_u8 = 1;
     else
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
-                            "input %s, %s %s, output %s not supported (int8 or uint8 throughout)",
+                            "input %s, %s %s, output %s not supported (int8 or uint8 "
+                            "throughout" EDGE_UINT8_HINT ")",
                             edge_type_name(it), w_name, edge_type_name(wt), edge_type_name(ot));
     if (o->bias && o->bias->t.type != EDGE_INT32)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "bias %s not supported (int32)",
                             edge_type_name(o->bias->t.type));
+    return EDGE_OK;
+}
+
+edge_status edge_weighted_quant(const edge_op_ctx *c, const weighted_operands *o, int32_t n, int32_t q_dim,
+                                int act, int *per_channel, int32_t *act_min, int32_t *act_max) {
+    const edge_tensor_rt *w = o->w, *out = o->out;
+    if (o->in->q_count < 1 || out->q_count < 1 || w->q_count < 1)
+        return edge_op_fail(c, EDGE_ERR_MODEL, "input, %s and output must be quantized", o->w_name);
+    const int is_u8 = EDGE_WITH_UINT8 && o->is_u8;
+    *per_channel = w->q_count > 1;
+    if (*per_channel) {
+        if (is_u8) return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "per-channel %s with uint8 input", o->w_name);
+        if (w->q_count != (uint32_t)n || w->q_dim != q_dim)
+            return edge_op_fail(c, EDGE_ERR_MODEL, "per-channel %s: %u scales on dimension %d, expected %d on %d",
+                                o->w_name, w->q_count, w->q_dim, n, q_dim);
+    }
+    if (!edge_act_range_q(act, edge_q_scale(out, 0), edge_q_zero(out, 0), is_u8 ? 0 : -128, is_u8 ? 255 : 127,
+                          act_min, act_max))
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "fused activation %d (only NONE, RELU, RELU_N1_TO_1, RELU6)",
+                            act);
     return EDGE_OK;
 }
 

@@ -11,11 +11,19 @@
 typedef struct weighted_operands {
     edge_tensor_rt *in, *w, *bias, *out; /* bias NULL when absent */
     int is_u8;                           /* uint8 (TF1 asymmetric) rather than int8 */
+    const char *w_name;                  /* "filter" or "weights", for messages */
 } weighted_operands;
 
 /* w_name ("filter", "weights") and options_name word the errors. */
 edge_status edge_weighted_operands(edge_op_ctx *c, uint8_t options_type, const char *options_name,
                                    const char *w_name, weighted_operands *o);
+
+/* The quantization checks the three share: input, weights and output
+ * quantized; per-channel weights only with int8, with n scales on
+ * dimension q_dim; the fused activation `act` within the output's range.
+ * Sets *per_channel and the output clamp [*act_min, *act_max]. */
+edge_status edge_weighted_quant(const edge_op_ctx *c, const weighted_operands *o, int32_t n, int32_t q_dim,
+                                int act, int *per_channel, int32_t *act_min, int32_t *act_max);
 
 /* CONV_2D's and DEPTHWISE_CONV_2D's requantization: n multipliers and
  * shifts (one per output channel, or one), from input, filter and output

@@ -1,0 +1,24 @@
+/*
+ * edge_config.h — the engine's build options (set with -D when building
+ * libedge; every engine file that depends on one includes this header).
+ */
+#ifndef EDGE_CONFIG_H
+#define EDGE_CONFIG_H
+
+/* EDGE_WITH_UINT8=0 builds the engine without its uint8 (legacy asymmetric
+ * quantization) kernels, as TFLM's int8-only kernels are: an int8 model
+ * needs none of them, and on a Cortex-M they are kilobytes of code. The
+ * ops that would run them then refuse uint8 operands as unsupported, naming
+ * the option. */
+#ifndef EDGE_WITH_UINT8
+#define EDGE_WITH_UINT8 1
+#endif
+#if EDGE_WITH_UINT8
+#define EDGE_UINT8_HINT ""
+#define EDGE_UINT8_NAME ", uint8" /* ends a list of the types an op takes */
+#else
+#define EDGE_UINT8_HINT "; uint8 not built in (EDGE_WITH_UINT8=0)"
+#define EDGE_UINT8_NAME EDGE_UINT8_HINT
+#endif
+
+#endif
