@@ -6,6 +6,7 @@
  * channels are contiguous). Per channel the taps are visited in the
  * reference's order (rows, then columns), which keeps float sums identical.
  */
+#include "../edge_config.h"
 #include "../quant.h" /* edge_clamp_i32 */
 #include "pool.h"
 
@@ -65,16 +66,24 @@ typedef void (*window_fn)(int32_t *acc, const void *base, int32_t at, int32_t ro
             }                                                                                     \
     }
 WINDOW_FN(sum_s8, int8_t, acc[k] = (int32_t)((uint32_t)acc[k] + (uint32_t)(int32_t)t[k]))
+#if EDGE_WITH_UINT8
 WINDOW_FN(sum_u8, uint8_t, acc[k] = (int32_t)((uint32_t)acc[k] + (uint32_t)t[k]))
+#endif
 WINDOW_FN(sum_s16, int16_t, acc[k] = (int32_t)((uint32_t)acc[k] + (uint32_t)(int32_t)t[k]))
 WINDOW_FN(max_s8, int8_t, acc[k] = t[k] > acc[k] ? t[k] : acc[k])
+#if EDGE_WITH_UINT8
 WINDOW_FN(max_u8, uint8_t, acc[k] = t[k] > acc[k] ? t[k] : acc[k])
+#else
+/* Never chosen: the pools refuse uint8 in this build. */
+#define sum_u8 sum_s8
+#define max_u8 max_s8
+#endif
 WINDOW_FN(max_s16, int16_t, acc[k] = t[k] > acc[k] ? t[k] : acc[k])
 
 static void store(void *base, int32_t at, int kind, int32_t v) {
     if (kind == EDGE_POOL_S16)
         ((int16_t *)base)[at] = (int16_t)v;
-    else if (kind == EDGE_POOL_U8)
+    else if (EDGE_WITH_UINT8 && kind == EDGE_POOL_U8)
         ((uint8_t *)base)[at] = (uint8_t)v;
     else
         ((int8_t *)base)[at] = (int8_t)v;

@@ -69,7 +69,11 @@ typedef void (*mean_run_fn)(mean_acc *a, const void *x, int32_t run, int32_t rs)
         }                                                                                          \
     }
 MEAN_RUN(run_s8, int8_t, int32_t, i, (uint32_t))
+#if EDGE_WITH_UINT8
 MEAN_RUN(run_u8, uint8_t, int32_t, i, (uint32_t))
+#else
+#define run_u8 run_s8 /* never chosen: uint8 is refused at prepare */
+#endif
 MEAN_RUN(run_s16, int16_t, int32_t, i, (uint32_t))
 MEAN_RUN(run_f32, float, float, f, )
 
@@ -216,7 +220,7 @@ static edge_status eval(edge_op_ctx *c) {
             const int32_t v = edge_clamp_i32(edge_mbqm(shifted, p->mult, p->shift) + p->out_zp, p->qmin,
                                              p->qmax);
             if (p->type == EDGE_INT8) ((int8_t *)out)[o] = (int8_t)v;
-            else if (p->type == EDGE_UINT8) ((uint8_t *)out)[o] = (uint8_t)v;
+            else if (EDGE_WITH_UINT8 && p->type == EDGE_UINT8) ((uint8_t *)out)[o] = (uint8_t)v;
             else ((int16_t *)out)[o] = (int16_t)v;
         }
         int done = 0;

@@ -13,9 +13,9 @@ edge_status edge_op_check_type(const edge_op_ctx *c, const edge_tensor_rt *in,
     if ((checks & EDGE_FORM_SIZED) && edge_type_size(t) == 0)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "element type %s not supported",
                             edge_type_name(t));
-    if ((checks & EDGE_FORM_NUMERIC) && t != EDGE_INT8 && t != EDGE_UINT8 && t != EDGE_INT16 &&
-        t != EDGE_FLOAT32)
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (int8, uint8, int16, float32)",
+    if ((checks & EDGE_FORM_NUMERIC) && t != EDGE_INT8 && !(EDGE_WITH_UINT8 && t == EDGE_UINT8) &&
+        t != EDGE_INT16 && t != EDGE_FLOAT32)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (int8, int16, float32" EDGE_UINT8_NAME ")",
                             edge_type_name(t));
     return EDGE_OK;
 }

@@ -46,11 +46,11 @@ static edge_status prepare_any(edge_op_ctx *c, int float_ok) {
                             "float32 runs on SOFTMAX's float twin, which this build leaves out");
     const int ok = (it == EDGE_FLOAT32 && ot == EDGE_FLOAT32) ||
                    (it == EDGE_INT8 && (ot == EDGE_INT8 || ot == EDGE_INT16)) ||
-                   (it == EDGE_UINT8 && (ot == EDGE_UINT8 || ot == EDGE_INT16));
+                   (EDGE_WITH_UINT8 && it == EDGE_UINT8 && (ot == EDGE_UINT8 || ot == EDGE_INT16));
     if (!ok)
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
                             "input %s, output %s not supported (float32 -> float32, int8 -> int8 or "
-                            "int16, uint8 -> uint8 or int16)",
+                            "int16, uint8 -> uint8 or int16" EDGE_UINT8_HINT ")",
                             edge_type_name(it), edge_type_name(ot));
     if (in->t.rank < 1) return edge_op_fail(c, EDGE_ERR_SHAPE, "input must have at least 1 dimension");
     if (!edge_same_shape(&in->t, &out->t))
@@ -175,8 +175,8 @@ static edge_status eval(edge_op_ctx *c) {
     const uint8_t *x = (const uint8_t *)edge_in_data(c, 0);
     uint8_t *y = (uint8_t *)edge_out_data(c, 0);
     const int32_t depth = p->depth;
-    const int in_kind = p->in_type == EDGE_UINT8 ? 1 : 0;
-    const int out_kind = p->out_type == EDGE_INT16 ? 2 : (p->out_type == EDGE_UINT8 ? 1 : 0);
+    const int in_kind = EDGE_WITH_UINT8 && p->in_type == EDGE_UINT8 ? 1 : 0;
+    const int out_kind = p->out_type == EDGE_INT16 ? 2 : (EDGE_WITH_UINT8 && p->out_type == EDGE_UINT8 ? 1 : 0);
     const size_t out_size = out_kind == 2 ? 2u : 1u;
     for (int32_t r = 0; r < p->outer; r++) {
         const uint8_t *row = x + (size_t)r * (size_t)depth;
