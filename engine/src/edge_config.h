@@ -21,4 +21,18 @@
 #define EDGE_UINT8_NAME EDGE_UINT8_HINT
 #endif
 
+/* EDGE_DEPTHWISE_COMPACT=1: DEPTHWISE_CONV_2D's portable kernel is the
+ * direct form, one output at a time, small rather than fast. The default
+ * where a kernel of the target's own takes the common shapes (the
+ * Cortex-M DSP one: int8, filters of up to 3 rows and 9 taps, multiplier
+ * 1), so that the portable one only runs the rest; elsewhere the blocked,
+ * vectorisable kernel. Both are bit-exact with the reference. */
+#ifndef EDGE_DEPTHWISE_COMPACT
+#if defined(EDGE_SYSTOLIC_DSP)
+#define EDGE_DEPTHWISE_COMPACT 1
+#else
+#define EDGE_DEPTHWISE_COMPACT 0
+#endif
+#endif
+
 #endif

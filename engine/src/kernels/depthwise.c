@@ -15,6 +15,10 @@
  *
  * The block's requantization parameters (multiplier, left and right shift)
  * are hoisted into locals, and the row of nc outputs is requantized at once.
+ *
+ * Builds with EDGE_DEPTHWISE_COMPACT (edge_config.h: the Cortex-M ones,
+ * whose DSP kernel takes the common shapes) have the direct form instead,
+ * one output at a time: a fraction of the code, for the shapes left over.
  */
 #include "depthwise.h"
 
@@ -33,6 +37,7 @@ typedef struct dw_window {
     size_t row, wrow, in_c, out_c;
 } dw_window;
 
+#if !EDGE_DEPTHWISE_COMPACT
 #define DEPTHWISE_DEFINE(SUFFIX, T)                                                                \
     /* acc[j] += (w[j] + fo) * (s[j] + xo) for the nc channels of a block (dm == 1). */        \
     static inline void taps_##SUFFIX(uint32_t *restrict acc, const T *s, const T *w, int32_t nc,  \
@@ -163,8 +168,54 @@ DEPTHWISE_DEFINE(s8, int8_t)
 #if EDGE_WITH_UINT8
 DEPTHWISE_DEFINE(u8, uint8_t)
 #endif
+#else
+/* The direct form (EDGE_DEPTHWISE_COMPACT): each output's taps inside the
+ * image, summed in uint32 as the blocked kernel's (wrapping alike), then
+ * requantized. Positions in 64 bits: strides, pads and dilations are only
+ * known positive. */
+static void depthwise_compact(const depthwise_params *p, const uint8_t *in, const uint8_t *filt,
+                              uint8_t *out) {
+    const int u = EDGE_WITH_UINT8 && p->is_unsigned;
+    size_t o = 0;
+    for (int32_t b = 0; b < p->batches; b++)
+        for (int32_t oy = 0; oy < p->out_h; oy++)
+            for (int32_t ox = 0; ox < p->out_w; ox++)
+                for (int32_t oc = 0; oc < p->out_c; oc++, o++) {
+                    uint32_t acc = p->bias ? (uint32_t)p->bias[oc] : 0u;
+                    for (int32_t ky = 0; ky < p->k_h; ky++) {
+                        const int64_t iy = (int64_t)oy * p->stride_h - p->pad_h + (int64_t)ky * p->dil_h;
+                        if (iy < 0 || iy >= p->in_h) continue;
+                        for (int32_t kx = 0; kx < p->k_w; kx++) {
+                            const int64_t ix = (int64_t)ox * p->stride_w - p->pad_w + (int64_t)kx * p->dil_w;
+                            if (ix < 0 || ix >= p->in_w) continue;
+                            const size_t xi = (((size_t)b * (size_t)p->in_h + (size_t)iy) * (size_t)p->in_w +
+                                               (size_t)ix) * (size_t)p->in_c + (size_t)(oc / p->depth_mult);
+                            const size_t wi = ((size_t)ky * (size_t)p->k_w + (size_t)kx) * (size_t)p->out_c +
+                                              (size_t)oc;
+                            const int32_t x = u ? in[xi] : (int8_t)in[xi];
+                            const int32_t f = u ? filt[wi] : (int8_t)filt[wi];
+                            acc += (uint32_t)((f + p->filter_offset) * (x + p->input_offset));
+                        }
+                    }
+                    const int32_t ch = p->per_channel ? oc : 0;
+                    const edge_rq r = edge_rq_make(p->multiplier[ch], p->shift[ch]);
+                    const int32_t v = edge_rq_apply(acc, r.mult, r.left, r.right, r.round, r.neg);
+                    /* int8 and uint8 results share their low byte. */
+                    out[o] = (uint8_t)edge_clamp_i32((int32_t)((uint32_t)v + (uint32_t)p->output_offset),
+                                                     p->act_min, p->act_max);
+                }
+}
+#endif
 
 void depthwise_conv(const depthwise_params *p, const void *input, const void *filter, void *output) {
+#if EDGE_DEPTHWISE_COMPACT
+#if defined(EDGE_SYSTOLIC_DSP)
+    if (!(EDGE_WITH_UINT8 && p->is_unsigned) &&
+        depthwise_s8_dsp(p, (const int8_t *)input, (const int8_t *)filter, (int8_t *)output))
+        return;
+#endif
+    depthwise_compact(p, (const uint8_t *)input, (const uint8_t *)filter, (uint8_t *)output);
+#else
 #if EDGE_WITH_UINT8
     if (p->is_unsigned)
         depthwise_u8(p, (const uint8_t *)input, (const uint8_t *)filter, (uint8_t *)output);
@@ -180,4 +231,5 @@ void depthwise_conv(const depthwise_params *p, const void *input, const void *fi
 #endif
         depthwise_s8(p, (const int8_t *)input, (const int8_t *)filter, (int8_t *)output);
     }
+#endif
 }
