@@ -182,48 +182,35 @@ static int64_t place(const edge_model *m, plan_item *items, uint32_t *placed, ui
             }
             placed[c] = b;
         }
-        int64_t off;
-        if (!free) {
-            /* Upward from 0: the best (or first) gap that fits, else on top. */
-            int64_t cursor = 0, best = -1, best_gap = INT64_MAX;
-            for (uint32_t k = 0; k < np; k++) {
-                int64_t lo, hi;
-                blocked(m, x, &items[placed[k]], &lo, &hi);
-                if (lo > cursor) {
-                    const int64_t gap = lo - cursor;
-                    if (gap >= size && gap < best_gap) {
-                        best_gap = gap;
-                        best = cursor;
-                        if (strategy & 1u) break;
-                    }
+        /* Every gap, the last unbounded above (and, when free, the first
+         * unbounded below). Upward from 0: the best (or first) gap that
+         * fits, the top one when none does. Free: in each gap, the offset
+         * nearest the ones that keep the extent ([want_lo, want_hi]); the
+         * gap of least extent wins, ties to the smaller gap (or the lower
+         * offset). */
+        const int64_t want_lo = min64(gmin, gmax - size), want_hi = max64(gmin, gmax - size);
+        int64_t cursor = free ? -PLAN_FAR : 0, off = 0, best_cost = INT64_MAX, best_gap = INT64_MAX;
+        for (uint32_t k = 0; k <= np; k++) {
+            int64_t lo = PLAN_FAR, hi = PLAN_FAR;
+            if (k < np) blocked(m, x, &items[placed[k]], &lo, &hi);
+            const int64_t gap = lo - cursor;
+            if (!free) {
+                if (lo > cursor && gap >= size && gap < best_gap) {
+                    best_gap = gap;
+                    off = cursor;
+                    if (strategy & 1u) break;
                 }
-                if (hi > cursor) cursor = hi;
-            }
-            off = best >= 0 ? best : cursor;
-        } else {
-            /* Every gap, unbounded below the first span and above the last:
-             * in each, the offset nearest the ones that keep the extent
-             * ([want_lo, want_hi]); the gap of least extent wins, ties to
-             * the smaller gap (or the lower offset). */
-            const int64_t want_lo = min64(gmin, gmax - size), want_hi = max64(gmin, gmax - size);
-            int64_t cursor = -PLAN_FAR, best = 0, best_cost = INT64_MAX, best_gap = INT64_MAX;
-            for (uint32_t k = 0; k <= np; k++) {
-                int64_t lo = PLAN_FAR, hi = PLAN_FAR;
-                if (k < np) blocked(m, x, &items[placed[k]], &lo, &hi);
-                if (lo - cursor >= size) {
-                    const int64_t top = lo - size;
-                    const int64_t c = top < want_lo ? top : (cursor > want_hi ? cursor : max64(cursor, want_lo));
-                    const int64_t cost = max64(gmax, c + size) - min64(gmin, c), gap = lo - cursor;
-                    if (cost < best_cost ||
-                        (cost == best_cost && ((strategy & 1u) ? c < best : gap < best_gap))) {
-                        best_cost = cost;
-                        best_gap = gap;
-                        best = c;
-                    }
+            } else if (gap >= size) {
+                const int64_t top = lo - size;
+                const int64_t c = top < want_lo ? top : (cursor > want_hi ? cursor : max64(cursor, want_lo));
+                const int64_t cost = max64(gmax, c + size) - min64(gmin, c);
+                if (cost < best_cost || (cost == best_cost && ((strategy & 1u) ? c < off : gap < best_gap))) {
+                    best_cost = cost;
+                    best_gap = gap;
+                    off = c;
                 }
-                if (hi > cursor) cursor = hi;
             }
-            off = best;
+            if (hi > cursor) cursor = hi;
         }
         if (off < -0x7fffffffll || off + size > 0x7fffffffll) return -1;
         x->offset = (int32_t)off;
