@@ -82,14 +82,13 @@ static int goes_before(const plan_item *x, const plan_item *y, uint32_t strategy
 /* Far enough to stand for "no bound" (offsets stay below 2^33). */
 #define PLAN_FAR ((int64_t)1 << 40)
 
-/* If output 0 of op k = out->first may overlap `in` (a declared input that
- * dies at op k, and every input slot of op k holding it is declared), the
- * limit D in bytes, and in *e the reverse limit E (PLAN_FAR if none); else
- * 0 with *ok = 0. */
-static int64_t stream_limit(const edge_model *m, const plan_item *out, const plan_item *in, int *ok,
-                            int64_t *e) {
-    *ok = 0;
-    *e = PLAN_FAR;
+/* Whether output 0 of op k = out->first may overlap `in` (a declared input
+ * that dies at op k, and every input slot of op k holding it is declared);
+ * then the limit D in bytes in *d, and in *e the reverse limit E, or
+ * INT32_MAX if none: above any buffer's size, which is all E is compared
+ * with. Both fit in 32 bits: 16 times an int16. */
+static int stream_limit(const edge_model *m, const plan_item *out, const plan_item *in, int32_t *d,
+                        int32_t *e) {
     const uint32_t nt = m->n_tensors, k = out->first;
     if (out->id >= nt || in->id >= nt || k >= m->n_ops || in->last != k) return 0;
     const edge_op_rt *op = &m->ops[k];
@@ -103,10 +102,10 @@ static int64_t stream_limit(const edge_model *m, const plan_item *out, const pla
         if (i >= 8 || !(op->stream_in & (1u << i))) return 0;
         found = 1;
     }
-    *ok = found;
-    if (op->stream_e16 != EDGE_STREAM_NO_E && !(op->stream_in & (op->stream_in - 1u)))
-        *e = (int64_t)op->stream_e16 * 16;
-    return (int64_t)op->stream_d16 * 16;
+    *e = op->stream_e16 != EDGE_STREAM_NO_E && !(op->stream_in & (op->stream_in - 1u)) ? op->stream_e16 * 16
+                                                                                          : INT32_MAX;
+    *d = op->stream_d16 * 16;
+    return found;
 }
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -126,18 +125,13 @@ static void blocked(const edge_model *m, const plan_item *x, const plan_item *y,
     *lo = yo;
     *hi = yo + ys;
     if (m->flags & EDGE_PLAN_NO_OVERLAP) return;
-    int ok;
-    int64_t e;
-    int64_t d = stream_limit(m, x, y, &ok, &e);
-    if (ok) {
+    int32_t d, e;
+    if (stream_limit(m, x, y, &d, &e)) {
         *lo = yo + max64(0, xs + d);
         *hi = yo + min64(ys, e);
-        return;
-    }
-    d = stream_limit(m, y, x, &ok, &e);
-    if (ok) {
+    } else if (stream_limit(m, y, x, &d, &e)) {
         *lo = yo + max64(0, xs - e);
-        *hi = yo + min64(ys, -d);
+        *hi = yo + min64(ys, -(int64_t)d);
     }
 }
 
@@ -162,6 +156,9 @@ static int64_t place(const edge_model *m, plan_item *items, uint32_t *placed, ui
     for (uint32_t a = 0; a < count; a++) {
         plan_item *x = &items[a];
         const int64_t size = x->size;
+        /* Could never fit (see the end): refused before blocked() takes
+         * sizes as below INT32_MAX. */
+        if (size > 0x7fffffff) return -1;
         x->offset = 0;
         if (free && size == 0) continue;
         /* Placed buffers alive at the same time that block some bytes, in
@@ -312,10 +309,8 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
         if (out->id >= nt || out->first >= m->n_ops || out->size == 0) continue;
         for (uint32_t b = 0; b < count; b++) {
             const plan_item *in = &items[b];
-            int ok;
-            int64_t e;
-            const int64_t d = in->size ? stream_limit(m, out, in, &ok, &e) : 0;
-            if (!in->size || !ok) continue;
+            int32_t d, e;
+            if (!in->size || !stream_limit(m, out, in, &d, &e)) continue;
             const int64_t delta = (int64_t)out->offset - in->offset;
             if (delta > d && delta < (int64_t)in->size && delta > -(int64_t)out->size)
                 m->ops[out->first].stream_rev = 1;
