@@ -286,9 +286,8 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
         const edge_tensor_state *tr = &m->tensors[t];
         if (tr->is_const || tr->alias_of >= 0 || items[t].first == UINT32_MAX) continue;
         if (tr->bytes > 0x7fffffffu) return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u is too large", t);
-        plan_item it = items[t];
-        it.size = (uint32_t)EDGE_ALIGN_UP(tr->bytes) / PLAN_UNIT;
-        items[count++] = it;
+        items[count] = items[t]; /* count <= t */
+        items[count++].size = (uint32_t)EDGE_ALIGN_UP(tr->bytes) / PLAN_UNIT;
     }
     for (uint32_t i = 0; i < m->n_ops; i++) {
         m->ops[i].scratch_offset = -1;
@@ -310,17 +309,18 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
     if (top < 0) return edge_fail(m, EDGE_ERR_UNSUPPORTED, "activations larger than 2 GiB");
     *peak = (size_t)top * PLAN_UNIT;
 
-    for (uint32_t a = 0; a < count; a++) {
-        const plan_item *x = &items[a];
-        const int32_t off = x->offset * (int32_t)PLAN_UNIT;
-        if (x->id < nt) m->tensors[x->id].offset = off;
-        else m->ops[x->id - nt].scratch_offset = off;
-    }
-    /* An op whose output overlaps its input above D runs in reverse (the
-     * placement kept the difference >= E then). */
+    /* Each buffer's offset in bytes; an op whose output overlaps its input
+     * above D runs in reverse (the placement kept the difference >= E
+     * then). */
     for (uint32_t a = 0; a < count; a++) {
         const plan_item *out = &items[a];
-        if (out->id >= nt || out->first >= m->n_ops || out->size == 0) continue;
+        const int32_t off = out->offset * (int32_t)PLAN_UNIT;
+        if (out->id >= nt) {
+            m->ops[out->id - nt].scratch_offset = off;
+            continue;
+        }
+        m->tensors[out->id].offset = off;
+        if (out->first >= m->n_ops || out->size == 0) continue;
         for (uint32_t b = 0; b < count; b++) {
             const plan_item *in = &items[b];
             int32_t d, e;
