@@ -15,12 +15,21 @@
  */
 #include "model.h"
 
+/* Sizes and offsets count 16-byte units (EDGE_ARENA_ALIGN): every size is
+ * rounded up to 16 and every limit D, E is stored / 16, so every offset is
+ * a multiple of 16 and all of the planner's math fits in 32 bits (below
+ * 2^31 bytes is below 2^27 units; see PLAN_FAR), none of it the 64-bit
+ * arithmetic a 32-bit core pays for in instructions. */
 typedef struct plan_item {
     uint32_t size;
     uint32_t first, last;
     uint32_t id; /* tensor index, or n_tensors + op index for scratch */
     int32_t offset;
 } plan_item;
+#define PLAN_UNIT 16u
+typedef char plan_unit_check[EDGE_ARENA_ALIGN == PLAN_UNIT ? 1 : -1];
+/* The most units that fit in 2 GiB - 1 bytes. */
+#define PLAN_MAX_UNITS 0x7ffffff
 
 size_t edge_plan_work_bytes(const edge_model *m) {
     size_t n = (size_t)m->n_tensors + m->n_ops;
@@ -79,17 +88,20 @@ static int goes_before(const plan_item *x, const plan_item *y, uint32_t strategy
     return x->id < y->id;
 }
 
-/* Far enough to stand for "no bound" (offsets stay below 2^33). */
-#define PLAN_FAR ((int64_t)1 << 40)
+/* Far enough to stand for "no bound": placed offsets are within
+ * +-PLAN_MAX_UNITS, sizes at most that, so a span's ends are within
+ * [-2^27 - 2^15, 2^28 + 2^15] and a bounded gap below 1.5 * 2^28 + 2^16:
+ * an unbounded gap (at least PLAN_FAR - 2^27 - 2^15) is larger than any
+ * bounded one, as with any larger PLAN_FAR, and the widest (2 * PLAN_FAR,
+ * no span at all) still fits in an int32. */
+#define PLAN_FAR 0x30000000
 
-/* If output 0 of op k = out->first may overlap `in` (a declared input that
- * dies at op k, and every input slot of op k holding it is declared), the
- * limit D in bytes, and in *e the reverse limit E (PLAN_FAR if none); else
- * 0 with *ok = 0. */
-static int64_t stream_limit(const edge_model *m, const plan_item *out, const plan_item *in, int *ok,
-                            int64_t *e) {
-    *ok = 0;
-    *e = PLAN_FAR;
+/* Whether output 0 of op k = out->first may overlap `in` (a declared input
+ * that dies at op k, and every input slot of op k holding it is declared);
+ * then the limit D in *d, and in *e the reverse limit E, or INT32_MAX if
+ * none: above any size, which is all E is compared with. */
+static int stream_limit(const edge_model *m, const plan_item *out, const plan_item *in, int32_t *d,
+                        int32_t *e) {
     const uint32_t nt = m->n_tensors, k = out->first;
     if (out->id >= nt || in->id >= nt || k >= m->n_ops || in->last != k) return 0;
     const edge_op_rt *op = &m->ops[k];
@@ -103,41 +115,36 @@ static int64_t stream_limit(const edge_model *m, const plan_item *out, const pla
         if (i >= 8 || !(op->stream_in & (1u << i))) return 0;
         found = 1;
     }
-    *ok = found;
-    if (op->stream_e16 != EDGE_STREAM_NO_E && !(op->stream_in & (op->stream_in - 1u)))
-        *e = (int64_t)op->stream_e16 * 16;
-    return (int64_t)op->stream_d16 * 16;
+    *e = op->stream_e16 != EDGE_STREAM_NO_E && !(op->stream_in & (op->stream_in - 1u)) ? op->stream_e16
+                                                                                          : INT32_MAX;
+    *d = op->stream_d16;
+    return found;
 }
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int32_t min32(int32_t a, int32_t b) { return a < b ? a : b; }
+static int32_t max32(int32_t a, int32_t b) { return a > b ? a : b; }
 
-/* The bytes placed buffer y keeps x from: [*lo, *hi), meaning x.off is
+/* The units placed buffer y keeps x from: [*lo, *hi), meaning x.off is
  * forbidden in (lo - x.size, hi), which is empty when hi <= lo - x.size
  * (hi may be below lo: the span is then a barrier x must not straddle).
- * Its own bytes, unless x and y are a streaming pair, allowed to overlap
+ * Its own units, unless x and y are a streaming pair, allowed to overlap
  * when out.off <= in.off + D, or out.off >= in.off + E in reverse: the
  * difference out.off - in.off is forbidden in (max(-out.size, D),
  * min(in.size, E)), so
  *   - output x over input y: y blocks [y.off + max(0, x.size + D), y.off + min(y.size, E));
  *   - input x under output y: y blocks [y.off + max(0, x.size - E), y.off + min(y.size, -D)). */
-static void blocked(const edge_model *m, const plan_item *x, const plan_item *y, int64_t *lo, int64_t *hi) {
-    const int64_t yo = y->offset, ys = y->size, xs = x->size;
+static void blocked(const edge_model *m, const plan_item *x, const plan_item *y, int32_t *lo, int32_t *hi) {
+    const int32_t yo = y->offset, ys = (int32_t)y->size, xs = (int32_t)x->size;
     *lo = yo;
     *hi = yo + ys;
     if (m->flags & EDGE_PLAN_NO_OVERLAP) return;
-    int ok;
-    int64_t e;
-    int64_t d = stream_limit(m, x, y, &ok, &e);
-    if (ok) {
-        *lo = yo + max64(0, xs + d);
-        *hi = yo + min64(ys, e);
-        return;
-    }
-    d = stream_limit(m, y, x, &ok, &e);
-    if (ok) {
-        *lo = yo + max64(0, xs - e);
-        *hi = yo + min64(ys, -d);
+    int32_t d, e;
+    if (stream_limit(m, x, y, &d, &e)) {
+        *lo = yo + max32(0, xs + d);
+        *hi = yo + min32(ys, e);
+    } else if (stream_limit(m, y, x, &d, &e)) {
+        *lo = yo + max32(0, xs - e);
+        *hi = yo + min32(ys, -d);
     }
 }
 
@@ -146,7 +153,7 @@ static void blocked(const edge_model *m, const plan_item *x, const plan_item *y,
  * overlap its own. Returns the peak, every offset then >= 0, or -1 when
  * the activations would not fit in 2 GiB. Insertion sorts: graphs here have
  * hundreds of buffers. */
-static int64_t place(const edge_model *m, plan_item *items, uint32_t *placed, uint32_t count,
+static int32_t place(const edge_model *m, plan_item *items, uint32_t *placed, uint32_t count,
                      uint32_t strategy) {
     for (uint32_t a = 1; a < count; a++) {
         plan_item x = items[a];
@@ -158,19 +165,22 @@ static int64_t place(const edge_model *m, plan_item *items, uint32_t *placed, ui
         items[b] = x;
     }
     const int free = (strategy & 2u) != 0;
-    int64_t gmin = 0, gmax = 0; /* the extent so far */
+    int32_t gmin = 0, gmax = 0; /* the extent so far */
     for (uint32_t a = 0; a < count; a++) {
         plan_item *x = &items[a];
-        const int64_t size = x->size;
+        /* Could never fit (see below): refused first, the bounds above
+         * then hold. */
+        if (x->size > PLAN_MAX_UNITS) return -1;
+        const int32_t size = (int32_t)x->size;
         x->offset = 0;
         if (free && size == 0) continue;
-        /* Placed buffers alive at the same time that block some bytes, in
-         * order of the first byte they block. */
+        /* Placed buffers alive at the same time that block some units, in
+         * order of the first unit they block. */
         uint32_t np = 0;
         for (uint32_t b = 0; b < a; b++) {
             const plan_item *y = &items[b];
             if (y->size == 0 || y->last < x->first || y->first > x->last) continue;
-            int64_t lo, hi, lo2, hi2;
+            int32_t lo, hi, lo2, hi2;
             blocked(m, x, y, &lo, &hi);
             if (hi <= lo - size) continue; /* forbids nothing */
             uint32_t c = np++;
@@ -182,57 +192,44 @@ static int64_t place(const edge_model *m, plan_item *items, uint32_t *placed, ui
             }
             placed[c] = b;
         }
-        int64_t off;
-        if (!free) {
-            /* Upward from 0: the best (or first) gap that fits, else on top. */
-            int64_t cursor = 0, best = -1, best_gap = INT64_MAX;
-            for (uint32_t k = 0; k < np; k++) {
-                int64_t lo, hi;
-                blocked(m, x, &items[placed[k]], &lo, &hi);
-                if (lo > cursor) {
-                    const int64_t gap = lo - cursor;
-                    if (gap >= size && gap < best_gap) {
-                        best_gap = gap;
-                        best = cursor;
-                        if (strategy & 1u) break;
-                    }
+        /* Every gap, the last unbounded above (and, when free, the first
+         * unbounded below). Upward from 0: the best (or first) gap that
+         * fits, the top one when none does. Free: in each gap, the offset
+         * nearest the ones that keep the extent ([want_lo, want_hi]); the
+         * gap of least extent wins, ties to the smaller gap (or the lower
+         * offset). */
+        const int32_t want_lo = min32(gmin, gmax - size), want_hi = max32(gmin, gmax - size);
+        int32_t cursor = free ? -PLAN_FAR : 0, off = 0, best_cost = INT32_MAX, best_gap = INT32_MAX;
+        for (uint32_t k = 0; k <= np; k++) {
+            int32_t lo = PLAN_FAR, hi = PLAN_FAR;
+            if (k < np) blocked(m, x, &items[placed[k]], &lo, &hi);
+            const int32_t gap = lo - cursor;
+            if (!free) {
+                if (lo > cursor && gap >= size && gap < best_gap) {
+                    best_gap = gap;
+                    off = cursor;
+                    if (strategy & 1u) break;
                 }
-                if (hi > cursor) cursor = hi;
-            }
-            off = best >= 0 ? best : cursor;
-        } else {
-            /* Every gap, unbounded below the first span and above the last:
-             * in each, the offset nearest the ones that keep the extent
-             * ([want_lo, want_hi]); the gap of least extent wins, ties to
-             * the smaller gap (or the lower offset). */
-            const int64_t want_lo = min64(gmin, gmax - size), want_hi = max64(gmin, gmax - size);
-            int64_t cursor = -PLAN_FAR, best = 0, best_cost = INT64_MAX, best_gap = INT64_MAX;
-            for (uint32_t k = 0; k <= np; k++) {
-                int64_t lo = PLAN_FAR, hi = PLAN_FAR;
-                if (k < np) blocked(m, x, &items[placed[k]], &lo, &hi);
-                if (lo - cursor >= size) {
-                    const int64_t top = lo - size;
-                    const int64_t c = top < want_lo ? top : (cursor > want_hi ? cursor : max64(cursor, want_lo));
-                    const int64_t cost = max64(gmax, c + size) - min64(gmin, c), gap = lo - cursor;
-                    if (cost < best_cost ||
-                        (cost == best_cost && ((strategy & 1u) ? c < best : gap < best_gap))) {
-                        best_cost = cost;
-                        best_gap = gap;
-                        best = c;
-                    }
+            } else if (gap >= size) {
+                const int32_t top = lo - size;
+                const int32_t c = top < want_lo ? top : (cursor > want_hi ? cursor : max32(cursor, want_lo));
+                const int32_t cost = max32(gmax, c + size) - min32(gmin, c);
+                if (cost < best_cost || (cost == best_cost && ((strategy & 1u) ? c < off : gap < best_gap))) {
+                    best_cost = cost;
+                    best_gap = gap;
+                    off = c;
                 }
-                if (hi > cursor) cursor = hi;
             }
-            off = best;
+            if (hi > cursor) cursor = hi;
         }
-        if (off < -0x7fffffffll || off + size > 0x7fffffffll) return -1;
-        x->offset = (int32_t)off;
-        gmin = min64(gmin, off);
-        gmax = max64(gmax, off + size);
+        if (off < -PLAN_MAX_UNITS || off > PLAN_MAX_UNITS - size) return -1;
+        x->offset = off;
+        gmin = min32(gmin, off);
+        gmax = max32(gmax, off + size);
     }
-    if (gmax - gmin > 0x7fffffffll) return -1;
+    if (gmax - gmin > PLAN_MAX_UNITS) return -1;
     for (uint32_t a = 0; a < count; a++)
-        if (items[a].size) items[a].offset = (int32_t)(items[a].offset - gmin);
+        if (items[a].size) items[a].offset -= gmin;
     return gmax - gmin;
 }
 
@@ -289,48 +286,47 @@ edge_status edge_plan(edge_model *m, void *work, size_t *peak) {
         const edge_tensor_state *tr = &m->tensors[t];
         if (tr->is_const || tr->alias_of >= 0 || items[t].first == UINT32_MAX) continue;
         if (tr->bytes > 0x7fffffffu) return edge_fail(m, EDGE_ERR_UNSUPPORTED, "tensor %u is too large", t);
-        plan_item it = items[t];
-        it.size = (uint32_t)EDGE_ALIGN_UP(tr->bytes);
-        items[count++] = it;
+        items[count] = items[t]; /* count <= t */
+        items[count++].size = (uint32_t)EDGE_ALIGN_UP(tr->bytes) / PLAN_UNIT;
     }
     for (uint32_t i = 0; i < m->n_ops; i++) {
         m->ops[i].scratch_offset = -1;
         m->ops[i].stream_rev = 0; /* set below, once placed */
         if (!m->ops[i].scratch_bytes) continue;
-        plan_item it = {(uint32_t)EDGE_ALIGN_UP(m->ops[i].scratch_bytes), i, i, nt + i, 0};
+        plan_item it = {(uint32_t)EDGE_ALIGN_UP(m->ops[i].scratch_bytes) / PLAN_UNIT, i, i, nt + i, 0};
         items[count++] = it;
     }
 
     /* Greedy placement is a heuristic: a few orders and fit rules are tried
      * and the smallest peak is kept (then replayed, so offsets match it). */
     uint32_t best_s = 0;
-    int64_t best_top = INT64_MAX;
+    int32_t best_top = INT32_MAX;
     for (uint32_t s = 0; s < PLAN_STRATEGIES; s++) {
-        const int64_t top = place(m, items, placed, count, s);
+        const int32_t top = place(m, items, placed, count, s);
         if (top >= 0 && top < best_top) best_top = top, best_s = s;
     }
-    const int64_t top = best_top == INT64_MAX ? -1 : place(m, items, placed, count, best_s);
+    const int32_t top = best_top == INT32_MAX ? -1 : place(m, items, placed, count, best_s);
     if (top < 0) return edge_fail(m, EDGE_ERR_UNSUPPORTED, "activations larger than 2 GiB");
-    *peak = (size_t)top;
+    *peak = (size_t)top * PLAN_UNIT;
 
-    for (uint32_t a = 0; a < count; a++) {
-        const plan_item *x = &items[a];
-        if (x->id < nt) m->tensors[x->id].offset = (int32_t)x->offset;
-        else m->ops[x->id - nt].scratch_offset = (int32_t)x->offset;
-    }
-    /* An op whose output overlaps its input above D runs in reverse (the
-     * placement kept the difference >= E then). */
+    /* Each buffer's offset in bytes; an op whose output overlaps its input
+     * above D runs in reverse (the placement kept the difference >= E
+     * then). */
     for (uint32_t a = 0; a < count; a++) {
         const plan_item *out = &items[a];
-        if (out->id >= nt || out->first >= m->n_ops || out->size == 0) continue;
+        const int32_t off = out->offset * (int32_t)PLAN_UNIT;
+        if (out->id >= nt) {
+            m->ops[out->id - nt].scratch_offset = off;
+            continue;
+        }
+        m->tensors[out->id].offset = off;
+        if (out->first >= m->n_ops || out->size == 0) continue;
         for (uint32_t b = 0; b < count; b++) {
             const plan_item *in = &items[b];
-            int ok;
-            int64_t e;
-            const int64_t d = in->size ? stream_limit(m, out, in, &ok, &e) : 0;
-            if (!in->size || !ok) continue;
-            const int64_t delta = (int64_t)out->offset - in->offset;
-            if (delta > d && delta < (int64_t)in->size && delta > -(int64_t)out->size)
+            int32_t d, e;
+            if (!in->size || !stream_limit(m, out, in, &d, &e)) continue;
+            const int32_t delta = out->offset - in->offset;
+            if (delta > d && delta < (int32_t)in->size && delta > -(int32_t)out->size)
                 m->ops[out->first].stream_rev = 1;
         }
     }
