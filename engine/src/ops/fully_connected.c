@@ -53,11 +53,12 @@ static edge_status prepare(edge_op_ctx *c) {
     if (n <= 0 || k <= 0) return edge_op_fail(c, EDGE_ERR_SHAPE, "empty weights [%d,%d]", n, k);
     if (n > 0x1000000 || (int64_t)n * k > 0x7fffffff)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "weights [%d,%d] too large", n, k);
+    /* Below 2^31 (the loader refuses tensors of 2 GiB): 32-bit division. */
     const int64_t in_count = edge_numel(&in->t);
-    if (in_count <= 0 || in_count % k != 0)
+    if (in_count <= 0 || (uint32_t)in_count % (uint32_t)k != 0)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "input of %ld elements is not rows of %d",
                             (long)in_count, k);
-    const int64_t batch = in_count / k;
+    const int64_t batch = (int64_t)((uint32_t)in_count / (uint32_t)k);
     if (batch * n > 0x7fffffff) return edge_op_fail(c, EDGE_ERR_SHAPE, "input too large");
     const int keep = edge_opt_u8(c, OPT_KEEP_NUM_DIMS, 0);
     if (keep && edge_dim(&in->t, -1) != k)
