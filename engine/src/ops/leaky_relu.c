@@ -79,9 +79,9 @@ static int32_t requant(const leaky_relu_params *p, int32_t x, int32_t qmin, int3
     const int32_t v = x - p->in_zp;
     int32_t y;
     if (v >= 0) {
-        y = edge_mbqm(v, p->mult_identity, p->shift_identity);
+        y = edge_mbqm_shared(v, p->mult_identity, p->shift_identity);
     } else {
-        y = edge_mbqm(v, p->mult_alpha, p->shift_alpha);
+        y = edge_mbqm_shared(v, p->mult_alpha, p->shift_alpha);
         if (p->alpha_negative) y = -y;
     }
     return edge_clamp_i32(p->out_zp + y, qmin, qmax);

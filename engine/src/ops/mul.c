@@ -29,7 +29,8 @@ static int32_t clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (
 
 static int32_t mul_q(const mul_params *p, int32_t x1, int32_t x2) {
     const int32_t prod = (x1 + p->in1_offset) * (x2 + p->in2_offset);
-    return clamp(edge_mbqm(prod, p->out_mult, p->out_shift) + p->out_offset, p->act_min, p->act_max);
+    return clamp(edge_mbqm_shared(prod, p->out_mult, p->out_shift) + p->out_offset, p->act_min,
+                 p->act_max);
 }
 
 static void row_s8(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb, void *out,

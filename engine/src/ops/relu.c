@@ -80,7 +80,7 @@ edge_status edge_act_quant_read(const edge_op_ctx *c, const edge_tensor_rt *in, 
 }
 
 static int32_t requant(const relu_params *p, int32_t x) {
-    const int32_t v = p->out_zp + edge_mbqm(x - p->in_zp, p->mult, p->shift);
+    const int32_t v = p->out_zp + edge_mbqm_shared(x - p->in_zp, p->mult, p->shift);
     return edge_clamp_i32(v, p->act_min, p->act_max);
 }
 
