@@ -139,3 +139,9 @@ int edge_act_range_f(int act, float *lo, float *hi) {
     default: return 0;
     }
 }
+
+#ifdef __OPTIMIZE_SIZE__
+int32_t edge_mbqm_shared(int32_t x, int32_t multiplier, int shift) {
+    return edge_mbqm(x, multiplier, shift);
+}
+#endif

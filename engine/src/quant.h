@@ -40,6 +40,17 @@ static inline int32_t edge_mbqm(int32_t x, int32_t multiplier, int shift) {
     return edge_rdbpot(edge_srdhm(edge_shl_wrap(x, left), multiplier), right);
 }
 
+/* edge_mbqm for requantizations outside the SIMD kernels (RELU, MUL, ...):
+ * at -Os one out-of-line copy (quant.c) that they all call, where the
+ * compiler would otherwise keep a copy in each object; inline otherwise. */
+#ifdef __OPTIMIZE_SIZE__
+int32_t edge_mbqm_shared(int32_t x, int32_t multiplier, int shift);
+#else
+static inline int32_t edge_mbqm_shared(int32_t x, int32_t multiplier, int shift) {
+    return edge_mbqm(x, multiplier, shift);
+}
+#endif
+
 /* MultiplyByQuantizedMultiplierSmallerThanOneExp (shift <= 0). */
 static inline int32_t edge_mbqm_smaller_than_one(int32_t x, int32_t multiplier, int left_shift) {
     return edge_rdbpot(edge_srdhm(x, multiplier), -left_shift);

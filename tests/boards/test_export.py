@@ -217,11 +217,15 @@ def test_engine_with_one_models_ops(edgeq, host_build, tmp_path):
 
 
 def float_graph(op):
-    """A float32 SOFTMAX or AVERAGE_POOL_2D graph (tests/conformance/graph_builder.py)."""
+    """A float32 SOFTMAX, AVERAGE_POOL_2D, RELU or LOGISTIC graph
+    (tests/conformance/graph_builder.py)."""
     sys.path.insert(0, os.path.join(REPO, "tests", "conformance"))
     import oracle
     from graph_builder import build
     S = oracle._schema()
+    if op in ("relu", "logistic"):
+        return build(op.upper(), [((2, 10), "FLOAT32", None, None), ((2, 10), "FLOAT32", None, None)],
+                     None, None)
     if op == "softmax":
         opt = S.SoftmaxOptionsT()
         opt.beta = 1.0
@@ -233,17 +237,19 @@ def float_graph(op):
                                      ((1, 2, 2, 5), "FLOAT32", None, None)], "Pool2DOptions", opt)
 
 
-@pytest.mark.parametrize("op,float_sym", [("softmax", "edge_expf"), ("average_pool_2d", "edge_pool_f32")])
+@pytest.mark.parametrize("op,float_sym", [("softmax", "edge_expf"), ("average_pool_2d", "edge_pool_f32"),
+                                         ("relu", "edge_relu_eval_f"), ("logistic", "edge_lut_act_eval_f")])
 def test_float_twins_are_selected_apart(edgeq, host_build, tmp_path, op, float_sym):
-    """SOFTMAX's and the pools' float32 code lives in their float twins: a
-    build whose header keeps the int8 op alone refuses the float32 op by name
-    and links none of its float code (with --gc-sections, as firmware), and
-    one that also keeps the twin runs it as the full build does."""
+    """SOFTMAX's, the pools' and the activations' float32 code lives in their
+    float twins: a build whose header keeps the int8 op alone refuses the
+    float32 op by name and links none of its float code (with --gc-sections,
+    as firmware), and one that also keeps the twin runs it as the full build
+    does."""
     import numpy as np
 
     model = tmp_path / ("%s_f32.tflite" % op)
     model.write_bytes(float_graph(op))
-    x = np.linspace(-4, 3, 45 if op != "softmax" else 20, dtype=np.float32)
+    x = np.linspace(-4, 3, 45 if op == "average_pool_2d" else 20, dtype=np.float32)
     (tmp_path / "in.bin").write_bytes(x.tobytes())
     r = run([os.path.join(host_build, "run_model"), str(model), str(tmp_path / "in.bin"),
              str(tmp_path / "full.bin")])

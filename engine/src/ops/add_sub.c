@@ -216,7 +216,7 @@ static void row_f32(const void *ctx, const void *a, int32_t sa, const void *b, i
     }
 }
 
-edge_status edge_addsub_prepare(edge_op_ctx *c, int sub) {
+edge_status edge_addsub_prepare(edge_op_ctx *c, int sub, int float_ok) {
     edge_op_rt *op = c->op;
     binary_operands bo;
     edge_status st = edge_binary_operands(c, sub ? SUB_OPTIONS_TYPE : ADD_OPTIONS_TYPE,
@@ -224,6 +224,9 @@ edge_status edge_addsub_prepare(edge_op_ctx *c, int sub) {
     if (st) return st;
     edge_tensor_rt *in1 = bo.in1, *in2 = bo.in2, *out = bo.out;
     const edge_type t = bo.type;
+    if (t == EDGE_FLOAT32 && !float_ok)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                            "float32 runs on the op's float twin, which this build leaves out");
     add_params p;
     edge_memset(&p, 0, sizeof p);
     p.bc = bo.bc;
@@ -312,8 +315,16 @@ edge_status edge_addsub_eval(edge_op_ctx *c) {
 #if EDGE_WITH_UINT8
     case EDGE_UINT8: edge_bcast_run(&p->bc, a, b, o, 1, row_u8, p); break;
 #endif
-    case EDGE_INT16: edge_bcast_run(&p->bc, a, b, o, 2, p->pot ? row_s16_pot : row_s16, p); break;
-    default: edge_bcast_run(&p->bc, a, b, o, 4, row_f32, p); break;
+    default: edge_bcast_run(&p->bc, a, b, o, 2, p->pot ? row_s16_pot : row_s16, p); break;
     }
+    return EDGE_OK;
+}
+
+edge_status edge_addsub_eval_f(edge_op_ctx *c) {
+    /* The loader chose the twin by the declared type; an ADD before may have
+     * retyped the tensor to its quantized inputs' (binary_op.c). */
+    if (((const add_params *)c->params)->type != EDGE_FLOAT32) return edge_addsub_eval(c);
+    edge_bcast_run(&((const add_params *)c->params)->bc, edge_in_data(c, 0), edge_in_data(c, 1),
+                   edge_out_data(c, 0), 4, row_f32, c->params);
     return EDGE_OK;
 }

@@ -29,7 +29,10 @@ static int16_t downscale_multiplier(int32_t m) {
     return (int16_t)((m + rounding) >> 16);
 }
 
-static edge_status prepare(edge_op_ctx *c) {
+/* float_ok: the float twin's inner op (edge_op_hard_swish_float); the int8 op
+ * refuses float32 (edge_act_quant_read), so that an int8-only build links
+ * no float code. */
+static edge_status prepare_any(edge_op_ctx *c, int float_ok) {
     edge_op_rt *op = c->op;
     edge_tensor_rt *in, *out;
     const edge_status st = edge_unary_prepare(c, EDGE_TYPES_F32_8BIT, "float32, int8" EDGE_UINT8_NAME, &in, &out);
@@ -39,7 +42,7 @@ static edge_status prepare(edge_op_ctx *c) {
     hard_swish_params p;
     edge_memset(&p, 0, sizeof p);
     p.type = (int32_t)t;
-    if (t != EDGE_FLOAT32) {
+    if (t != EDGE_FLOAT32 || !float_ok) { /* the int8 op refuses float32 there */
         edge_act_quant q;
         const edge_status qs = edge_act_quant_read(c, in, out, &q);
         if (qs != EDGE_OK) return qs;
@@ -120,36 +123,42 @@ static edge_status eval(edge_op_ctx *c) {
     const edge_tensor *in = &edge_in(c, 0)->t;
     const size_t n = (size_t)edge_numel(in);
     void *out = edge_out_data(c, 0);
-    switch (p->type) {
-    case EDGE_FLOAT32: {
-        const float *x = (const float *)in->data;
-        float *y = (float *)out;
-        for (size_t i = 0; i < n; i++) {
-            const float v = x[i];
-            const float s = v + 3.0f;
-            const float lo = 0.0f < s ? s : 0.0f; /* std::max(0, v + 3) */
-            const float r = 6.0f < lo ? 6.0f : lo; /* std::min(6, .) */
-            const float prod = v * r;
-            y[i] = prod / 6.0f;
-        }
-        break;
-    }
-    case EDGE_INT8: {
-        const int8_t *x = (const int8_t *)in->data;
-        int8_t *y = (int8_t *)out;
-        for (size_t i = 0; i < n; i++) y[i] = (int8_t)hard_swish_q(p, x[i], -128, 127);
-        break;
-    }
 #if EDGE_WITH_UINT8
-    default: {
+    if (p->type == EDGE_UINT8) {
         const uint8_t *x = (const uint8_t *)in->data;
         uint8_t *y = (uint8_t *)out;
         for (size_t i = 0; i < n; i++) y[i] = (uint8_t)hard_swish_q(p, x[i], 0, 255);
-        break;
+        return EDGE_OK;
     }
 #endif
+    const int8_t *x = (const int8_t *)in->data;
+    int8_t *y = (int8_t *)out;
+    for (size_t i = 0; i < n; i++) y[i] = (int8_t)hard_swish_q(p, x[i], -128, 127);
+    return EDGE_OK;
+}
+
+static edge_status eval_f(edge_op_ctx *c) {
+    /* The loader chose the twin by the declared type; an ADD before may have
+     * retyped the tensor to its quantized inputs' (binary_op.c). */
+    if (((const hard_swish_params *)c->params)->type != EDGE_FLOAT32) return eval(c);
+    const edge_tensor *in = &edge_in(c, 0)->t;
+    const size_t n = (size_t)edge_numel(in);
+    const float *x = (const float *)in->data;
+    float *y = (float *)edge_out_data(c, 0);
+    for (size_t i = 0; i < n; i++) {
+        const float v = x[i];
+        const float s = v + 3.0f;
+        const float lo = 0.0f < s ? s : 0.0f; /* std::max(0, v + 3) */
+        const float r = 6.0f < lo ? 6.0f : lo; /* std::min(6, .) */
+        const float prod = v * r;
+        y[i] = prod / 6.0f;
     }
     return EDGE_OK;
 }
 
+static edge_status prepare(edge_op_ctx *c) { return prepare_any(c, 0); }
+static edge_status prepare_f(edge_op_ctx *c) { return prepare_any(c, 1); }
+
 const edge_op_impl edge_op_hard_swish = {117, "HARD_SWISH", prepare, eval, 0, 0};
+/* Only the float twin runs it (float_wrap.c). */
+const edge_op_impl edge_op_hard_swish_float = {117, "HARD_SWISH", prepare_f, eval_f, 0, 0};

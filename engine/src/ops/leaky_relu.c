@@ -26,7 +26,10 @@ typedef struct leaky_relu_params {
     float alpha;
 } leaky_relu_params;
 
-static edge_status prepare(edge_op_ctx *c) {
+/* float_ok: the float twin's inner op (edge_op_leaky_relu_float); the int8 op
+ * refuses float32 (edge_act_quant_read), so that an int8-only build links
+ * no float code. */
+static edge_status prepare_any(edge_op_ctx *c, int float_ok) {
     edge_op_rt *op = c->op;
     edge_tensor_rt *in, *out;
     const edge_status st = edge_unary_prepare(c, EDGE_TYPES_F32_8BIT_S16, "float32, int8, int16" EDGE_UINT8_NAME,
@@ -41,7 +44,7 @@ static edge_status prepare(edge_op_ctx *c) {
     edge_memset(&p, 0, sizeof p);
     p.type = (int32_t)t;
     p.alpha = edge_opt_f32(c, OPT_ALPHA, 0.0f);
-    if (t != EDGE_FLOAT32) {
+    if (t != EDGE_FLOAT32 || !float_ok) { /* the int8 op refuses float32 there */
         edge_act_quant q;
         const edge_status qs = edge_act_quant_read(c, in, out, &q);
         if (qs != EDGE_OK) return qs;
@@ -76,9 +79,9 @@ static int32_t requant(const leaky_relu_params *p, int32_t x, int32_t qmin, int3
     const int32_t v = x - p->in_zp;
     int32_t y;
     if (v >= 0) {
-        y = edge_mbqm(v, p->mult_identity, p->shift_identity);
+        y = edge_mbqm_shared(v, p->mult_identity, p->shift_identity);
     } else {
-        y = edge_mbqm(v, p->mult_alpha, p->shift_alpha);
+        y = edge_mbqm_shared(v, p->mult_alpha, p->shift_alpha);
         if (p->alpha_negative) y = -y;
     }
     return edge_clamp_i32(p->out_zp + y, qmin, qmax);
@@ -90,12 +93,6 @@ static edge_status eval(edge_op_ctx *c) {
     const size_t n = (size_t)edge_numel(in);
     void *out = edge_out_data(c, 0);
     switch (p->type) {
-    case EDGE_FLOAT32: {
-        const float *x = (const float *)in->data;
-        float *y = (float *)out;
-        for (size_t i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] : x[i] * p->alpha;
-        break;
-    }
     case EDGE_INT8: {
         const int8_t *x = (const int8_t *)in->data;
         int8_t *y = (int8_t *)out;
@@ -120,4 +117,22 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
+static edge_status eval_f(edge_op_ctx *c) {
+    const leaky_relu_params *p = (const leaky_relu_params *)c->params;
+    /* The loader chose the twin by the declared type; an ADD before may have
+     * retyped the tensor to its quantized inputs' (binary_op.c). */
+    if (p->type != EDGE_FLOAT32) return eval(c);
+    const edge_tensor *in = &edge_in(c, 0)->t;
+    const size_t n = (size_t)edge_numel(in);
+    const float *x = (const float *)in->data;
+    float *y = (float *)edge_out_data(c, 0);
+    for (size_t i = 0; i < n; i++) y[i] = x[i] > 0.0f ? x[i] : x[i] * p->alpha;
+    return EDGE_OK;
+}
+
+static edge_status prepare(edge_op_ctx *c) { return prepare_any(c, 0); }
+static edge_status prepare_f(edge_op_ctx *c) { return prepare_any(c, 1); }
+
 const edge_op_impl edge_op_leaky_relu = {98, "LEAKY_RELU", prepare, eval, 0, 0};
+/* Only the float twin runs it (float_wrap.c). */
+const edge_op_impl edge_op_leaky_relu_float = {98, "LEAKY_RELU", prepare_f, eval_f, 0, 0};

@@ -10,11 +10,14 @@ typedef struct lut_act_params {
     uint8_t lut[256];
 } lut_act_params;
 
-edge_status edge_lut_act_prepare(edge_op_ctx *c, edge_lut_fn fn) {
+edge_status edge_lut_act_prepare(edge_op_ctx *c, edge_lut_fn fn, int float_ok) {
     edge_tensor_rt *in, *out;
     const edge_status st = edge_unary_prepare(c, EDGE_TYPES_F32_8BIT, "float32, int8" EDGE_UINT8_NAME, &in, &out);
     if (st != EDGE_OK) return st;
     const edge_type t = in->t.type;
+    if (t == EDGE_FLOAT32 && !float_ok)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                            "float32 runs on the op's float twin, which this build leaves out");
     const float out_s = t == EDGE_FLOAT32 ? 0.0f : edge_q_scale(out, 0);
     if (t != EDGE_FLOAT32) {
         if (fn == EDGE_LUT_LOGISTIC && out_s != 0.00390625f)
@@ -38,14 +41,20 @@ edge_status edge_lut_act_prepare(edge_op_ctx *c, edge_lut_fn fn) {
 edge_status edge_lut_act_eval(edge_op_ctx *c) {
     const lut_act_params *p = (const lut_act_params *)c->params;
     const edge_tensor *in = &edge_in(c, 0)->t;
+    edge_lut8_apply(p->lut, (const uint8_t *)in->data, (uint8_t *)edge_out_data(c, 0),
+                    (size_t)edge_numel(in));
+    return EDGE_OK;
+}
+
+edge_status edge_lut_act_eval_f(edge_op_ctx *c) {
+    const lut_act_params *p = (const lut_act_params *)c->params;
+    /* The loader chose the twin by the declared type; an ADD before may have
+     * retyped the tensor to its quantized inputs' (binary_op.c). */
+    if (p->type != EDGE_FLOAT32) return edge_lut_act_eval(c);
+    const edge_tensor *in = &edge_in(c, 0)->t;
     const size_t n = (size_t)edge_numel(in);
-    void *out = edge_out_data(c, 0);
-    if (p->type != EDGE_FLOAT32) {
-        edge_lut8_apply(p->lut, (const uint8_t *)in->data, (uint8_t *)out, n);
-        return EDGE_OK;
-    }
     const float *x = (const float *)in->data;
-    float *y = (float *)out;
+    float *y = (float *)edge_out_data(c, 0);
     for (size_t i = 0; i < n; i++) {
         const float v = x[i];
         if (p->fn == EDGE_LUT_TANH) y[i] = edge_tanhf(v);

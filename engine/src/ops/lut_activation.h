@@ -9,7 +9,11 @@
 #include "../kernels/act_lut.h"
 #include "ops.h"
 
-edge_status edge_lut_act_prepare(edge_op_ctx *c, edge_lut_fn fn);
+/* float_ok: the float twin's inner op (edge_op_logistic_float ...); the
+ * int8 op refuses float32, so that an int8-only build links no float code
+ * (nor the float-only paths of edge_expf / edge_tanhf). */
+edge_status edge_lut_act_prepare(edge_op_ctx *c, edge_lut_fn fn, int float_ok);
 edge_status edge_lut_act_eval(edge_op_ctx *c);
+edge_status edge_lut_act_eval_f(edge_op_ctx *c);
 
 #endif

@@ -217,8 +217,8 @@ static edge_status eval(edge_op_ctx *c) {
         } else {
             /* sum - in_zp * n, wrapping as the reference's int32 math. */
             const int32_t shifted = (int32_t)(a.i - (uint32_t)p->in_zp * (uint32_t)p->n);
-            const int32_t v = edge_clamp_i32(edge_mbqm(shifted, p->mult, p->shift) + p->out_zp, p->qmin,
-                                             p->qmax);
+            const int32_t v = edge_clamp_i32(edge_mbqm_shared(shifted, p->mult, p->shift) + p->out_zp,
+                                             p->qmin, p->qmax);
             if (p->type == EDGE_INT8) ((int8_t *)out)[o] = (int8_t)v;
             else if (EDGE_WITH_UINT8 && p->type == EDGE_UINT8) ((uint8_t *)out)[o] = (uint8_t)v;
             else ((int16_t *)out)[o] = (int16_t)v;

@@ -29,7 +29,8 @@ static int32_t clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (
 
 static int32_t mul_q(const mul_params *p, int32_t x1, int32_t x2) {
     const int32_t prod = (x1 + p->in1_offset) * (x2 + p->in2_offset);
-    return clamp(edge_mbqm(prod, p->out_mult, p->out_shift) + p->out_offset, p->act_min, p->act_max);
+    return clamp(edge_mbqm_shared(prod, p->out_mult, p->out_shift) + p->out_offset, p->act_min,
+                 p->act_max);
 }
 
 static void row_s8(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb, void *out,
@@ -72,13 +73,18 @@ static void row_f32(const void *ctx, const void *a, int32_t sa, const void *b, i
     for (int32_t i = 0; i < n; i++) o[i] = clamp_f(x[i * sa] * y[i * sb], p->f_min, p->f_max);
 }
 
-static edge_status prepare(edge_op_ctx *c) {
+/* float_ok: the float twin's inner op (edge_op_mul_float); the int8 op
+ * refuses float32, so that an int8-only build links no float code. */
+static edge_status prepare_any(edge_op_ctx *c, int float_ok) {
     edge_op_rt *op = c->op;
     binary_operands bo;
     const edge_status st = edge_binary_operands(c, MUL_OPTIONS_TYPE, "MulOptions", 0, &bo);
     if (st) return st;
     edge_tensor_rt *in1 = bo.in1, *in2 = bo.in2, *out = bo.out;
     const edge_type t = bo.type;
+    if (t == EDGE_FLOAT32 && !float_ok)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                            "float32 runs on the op's float twin, which this build leaves out");
     mul_params p;
     edge_memset(&p, 0, sizeof p);
     p.bc = bo.bc;
@@ -122,10 +128,23 @@ static edge_status eval(edge_op_ctx *c) {
 #if EDGE_WITH_UINT8
     case EDGE_UINT8: edge_bcast_run(&p->bc, a, b, o, 1, row_u8, p); break;
 #endif
-    case EDGE_INT16: edge_bcast_run(&p->bc, a, b, o, 2, row_s16, p); break;
-    default: edge_bcast_run(&p->bc, a, b, o, 4, row_f32, p); break;
+    default: edge_bcast_run(&p->bc, a, b, o, 2, row_s16, p); break;
     }
     return EDGE_OK;
 }
 
+static edge_status eval_f(edge_op_ctx *c) {
+    /* The loader chose the twin by the declared type; an ADD before may have
+     * retyped the tensor to its quantized inputs' (binary_op.c). */
+    if (((const mul_params *)c->params)->type != EDGE_FLOAT32) return eval(c);
+    edge_bcast_run(&((const mul_params *)c->params)->bc, edge_in_data(c, 0), edge_in_data(c, 1),
+                   edge_out_data(c, 0), 4, row_f32, c->params);
+    return EDGE_OK;
+}
+
+static edge_status prepare(edge_op_ctx *c) { return prepare_any(c, 0); }
+static edge_status prepare_f(edge_op_ctx *c) { return prepare_any(c, 1); }
+
 const edge_op_impl edge_op_mul = {18, "MUL", prepare, eval, 0, 0};
+/* Only the float twin runs it (float_wrap.c). */
+const edge_op_impl edge_op_mul_float = {18, "MUL", prepare_f, eval_f, 0, 0};

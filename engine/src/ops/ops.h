@@ -33,6 +33,9 @@
 extern const edge_op_impl edge_op_softmax_float;
 extern const edge_op_impl edge_op_average_pool_2d_float;
 extern const edge_op_impl edge_op_max_pool_2d_float;
+extern const edge_op_impl edge_op_add_float, edge_op_sub_float, edge_op_mul_float;
+extern const edge_op_impl edge_op_logistic_float, edge_op_tanh_float, edge_op_hard_swish_float;
+extern const edge_op_impl edge_op_relu_float, edge_op_relu6_float, edge_op_leaky_relu_float;
 
 #define EDGE_OP_DECLARE(name) extern const edge_op_impl edge_op_##name;
 EDGE_OP_LIST(EDGE_OP_DECLARE)

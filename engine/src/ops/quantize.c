@@ -119,7 +119,7 @@ static edge_status eval(edge_op_ctx *c) {
                     v = quantize_one(((const float *)in)[i], s, zp, p->qmin, p->qmax);
                 } else {
                     const int32_t d = (int32_t)((uint32_t)load(p->in_type, in, i) - (uint32_t)p->in_zp);
-                    v = edge_clamp_i32(edge_mbqm(d, p->mult, p->shift) + zp, p->qmin, p->qmax);
+                    v = edge_clamp_i32(edge_mbqm_shared(d, p->mult, p->shift) + zp, p->qmin, p->qmax);
                 }
                 if (p->out_type == EDGE_INT8) ((int8_t *)out)[i] = (int8_t)v;
                 else if (p->out_type == EDGE_UINT8) ((uint8_t *)out)[i] = (uint8_t)v;

@@ -19,7 +19,7 @@ typedef struct relu_params {
     int32_t capped_at_6; /* RELU6 */
 } relu_params;
 
-edge_status edge_relu_prepare(edge_op_ctx *c, int capped_at_6) {
+edge_status edge_relu_prepare(edge_op_ctx *c, int capped_at_6, int float_ok) {
     edge_op_rt *op = c->op;
     edge_tensor_rt *in, *out;
     const edge_status st = edge_unary_prepare(c, EDGE_TYPES_F32_8BIT_S16, "float32, int8, int16" EDGE_UINT8_NAME,
@@ -31,7 +31,7 @@ edge_status edge_relu_prepare(edge_op_ctx *c, int capped_at_6) {
     edge_memset(&p, 0, sizeof p);
     p.type = (int32_t)t;
     p.capped_at_6 = capped_at_6;
-    if (t != EDGE_FLOAT32) {
+    if (t != EDGE_FLOAT32 || !float_ok) { /* the int8 op refuses float32 there */
         edge_act_quant q;
         const edge_status qs = edge_act_quant_read(c, in, out, &q);
         if (qs != EDGE_OK) return qs;
@@ -64,6 +64,9 @@ edge_status edge_relu_prepare(edge_op_ctx *c, int capped_at_6) {
 
 edge_status edge_act_quant_read(const edge_op_ctx *c, const edge_tensor_rt *in, const edge_tensor_rt *out,
                                 edge_act_quant *q) {
+    if (in->t.type == EDGE_FLOAT32)
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
+                            "float32 runs on the op's float twin, which this build leaves out");
     q->in_s = edge_q_scale(in, 0);
     q->out_s = edge_q_scale(out, 0);
     if (!(q->in_s > 0.0f) || !(q->out_s > 0.0f))
@@ -77,7 +80,7 @@ edge_status edge_act_quant_read(const edge_op_ctx *c, const edge_tensor_rt *in, 
 }
 
 static int32_t requant(const relu_params *p, int32_t x) {
-    const int32_t v = p->out_zp + edge_mbqm(x - p->in_zp, p->mult, p->shift);
+    const int32_t v = p->out_zp + edge_mbqm_shared(x - p->in_zp, p->mult, p->shift);
     return edge_clamp_i32(v, p->act_min, p->act_max);
 }
 
@@ -87,22 +90,6 @@ edge_status edge_relu_eval(edge_op_ctx *c) {
     const size_t n = (size_t)edge_numel(in);
     void *out = edge_out_data(c, 0);
     switch (p->type) {
-    case EDGE_FLOAT32: {
-        const float *x = (const float *)in->data;
-        float *y = (float *)out;
-        /* The oracle build runs float RELU/RELU6 through XNNPACK's clamp,
-         * which keeps -0 and NaN (activations.cc's own loop would make
-         * them +0). */
-        if (p->capped_at_6) {
-            for (size_t i = 0; i < n; i++) {
-                const float v = x[i] < 0.0f ? 0.0f : x[i];
-                y[i] = 6.0f < v ? 6.0f : v;
-            }
-        } else {
-            for (size_t i = 0; i < n; i++) y[i] = x[i] < 0.0f ? 0.0f : x[i];
-        }
-        break;
-    }
     case EDGE_INT8: {
         const int8_t *x = (const int8_t *)in->data;
         int8_t *y = (int8_t *)out;
@@ -127,6 +114,31 @@ edge_status edge_relu_eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-static edge_status prepare(edge_op_ctx *c) { return edge_relu_prepare(c, 0); }
+edge_status edge_relu_eval_f(edge_op_ctx *c) {
+    const relu_params *p = (const relu_params *)c->params;
+    /* The loader chose the twin by the declared type; an ADD before may have
+     * retyped the tensor to its quantized inputs' (binary_op.c). */
+    if (p->type != EDGE_FLOAT32) return edge_relu_eval(c);
+    const edge_tensor *in = &edge_in(c, 0)->t;
+    const size_t n = (size_t)edge_numel(in);
+    const float *x = (const float *)in->data;
+    float *y = (float *)edge_out_data(c, 0);
+    /* The oracle build runs float RELU/RELU6 through XNNPACK's clamp, which
+     * keeps -0 and NaN (activations.cc's own loop would make them +0). */
+    if (p->capped_at_6) {
+        for (size_t i = 0; i < n; i++) {
+            const float v = x[i] < 0.0f ? 0.0f : x[i];
+            y[i] = 6.0f < v ? 6.0f : v;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) y[i] = x[i] < 0.0f ? 0.0f : x[i];
+    }
+    return EDGE_OK;
+}
+
+static edge_status prepare(edge_op_ctx *c) { return edge_relu_prepare(c, 0, 0); }
+static edge_status prepare_f(edge_op_ctx *c) { return edge_relu_prepare(c, 0, 1); }
 
 const edge_op_impl edge_op_relu = {19, "RELU", prepare, edge_relu_eval, 0, 0};
+/* Only the float twin runs it (float_wrap.c). */
+const edge_op_impl edge_op_relu_float = {19, "RELU", prepare_f, edge_relu_eval_f, 0, 0};
