@@ -114,6 +114,9 @@ edge_status edge_pool2d_eval(edge_op_ctx *c, int is_max) {
 
 edge_status edge_pool2d_eval_f(edge_op_ctx *c, int is_max) {
     const pool2d_params *p = (const pool2d_params *)c->params;
+    /* The input settled to an integer type after the float twin was chosen
+     * (an ADD's float32-declared output): the integer eval, as prepared. */
+    if (p->type != EDGE_FLOAT32) return edge_pool2d_eval(c, is_max);
     edge_pool_f32(&p->pp, (const float *)edge_in_data(c, 0), (float *)edge_out_data(c, 0), is_max);
     return EDGE_OK;
 }
