@@ -265,6 +265,19 @@ static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32
     return EDGE_OK;
 }
 
+/* The op's implementation for the type its input 0 has: FLOAT32/BFLOAT16
+ * activations run on the op's float twin, if any. Chosen at load, and again
+ * before the sizing prepare, as an earlier op's prepare may settle that
+ * type (an ADD's float32-declared output, binary_op.c). */
+static const edge_op_impl *pick_impl(const edge_model *m, const edge_op_rt *op, int32_t opcode) {
+    const edge_op_impl *f = 0;
+    if (op->n_in > 0 && op->io[0] >= 0) {
+        const edge_type t0 = (edge_type)m->tensors[op->io[0]].type;
+        if (t0 == EDGE_FLOAT32 || t0 == EDGE_BFLOAT16) f = edge_op_find_float(opcode);
+    }
+    return f ? f : edge_op_find(opcode);
+}
+
 static edge_status unsupported_op(edge_model *m, uint32_t i, const edge_op_rt *op, int32_t opcode,
                                   const char *custom) {
     char types[96];
@@ -312,14 +325,7 @@ static edge_status load_op(edge_model *m, fb_table o, fb_vec opcodes, uint32_t i
             return edge_fail(m, EDGE_ERR_MODEL, "op %u writes constant tensor %d '%s'", i,
                              op->io[in.count + k], tensor_name(m, op->io[in.count + k]));
     }
-    op->impl = edge_op_find(opcode);
-    if (op->n_in > 0 && op->io[0] >= 0) {
-        /* FLOAT32/BFLOAT16 activations run on the op's float twin, if any. */
-        edge_type t0 = (edge_type)m->tensors[op->io[0]].type;
-        const edge_op_impl *f =
-            (t0 == EDGE_FLOAT32 || t0 == EDGE_BFLOAT16) ? edge_op_find_float(opcode) : 0;
-        if (f) op->impl = f;
-    }
+    op->impl = pick_impl(m, op, opcode);
     if (!op->impl)
         return unsupported_op(m, i, op, opcode, opcode == 32 ? fb_string(code, OPCODE_CUSTOM) : 0);
     return EDGE_OK;
@@ -386,6 +392,9 @@ static edge_status prepare_all(edge_model *m, uint8_t *params_base, size_t *para
             op->stream_e16 = EDGE_STREAM_NO_E;
             op->stream_rev = 0;
             for (uint32_t k = 0; k < op->n_in + op->n_out; k++) slots[k].buffer = UINT32_MAX;
+            const int32_t code = op->impl->code;
+            op->impl = pick_impl(m, op, code);
+            if (!op->impl) return unsupported_op(m, i, op, code, 0);
         }
         edge_status st = op->impl->prepare(&c);
         if (st) {

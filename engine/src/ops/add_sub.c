@@ -321,9 +321,6 @@ edge_status edge_addsub_eval(edge_op_ctx *c) {
 }
 
 edge_status edge_addsub_eval_f(edge_op_ctx *c) {
-    /* The loader chose the twin by the declared type; an ADD before may have
-     * retyped the tensor to its quantized inputs' (binary_op.c). */
-    if (((const add_params *)c->params)->type != EDGE_FLOAT32) return edge_addsub_eval(c);
     edge_bcast_run(&((const add_params *)c->params)->bc, edge_in_data(c, 0), edge_in_data(c, 1),
                    edge_out_data(c, 0), 4, row_f32, c->params);
     return EDGE_OK;

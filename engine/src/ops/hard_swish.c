@@ -138,9 +138,6 @@ static edge_status eval(edge_op_ctx *c) {
 }
 
 static edge_status eval_f(edge_op_ctx *c) {
-    /* The loader chose the twin by the declared type; an ADD before may have
-     * retyped the tensor to its quantized inputs' (binary_op.c). */
-    if (((const hard_swish_params *)c->params)->type != EDGE_FLOAT32) return eval(c);
     const edge_tensor *in = &edge_in(c, 0)->t;
     const size_t n = (size_t)edge_numel(in);
     const float *x = (const float *)in->data;

@@ -134,9 +134,6 @@ static edge_status eval(edge_op_ctx *c) {
 }
 
 static edge_status eval_f(edge_op_ctx *c) {
-    /* The loader chose the twin by the declared type; an ADD before may have
-     * retyped the tensor to its quantized inputs' (binary_op.c). */
-    if (((const mul_params *)c->params)->type != EDGE_FLOAT32) return eval(c);
     edge_bcast_run(&((const mul_params *)c->params)->bc, edge_in_data(c, 0), edge_in_data(c, 1),
                    edge_out_data(c, 0), 4, row_f32, c->params);
     return EDGE_OK;

@@ -3,7 +3,7 @@
  * Pool2DOptions, validating shapes and types, the padding and the fused
  * activation's clamp (see pool_2d.h).
  */
-#include "../kernels/conv_common.h" /* EDGE_PADDING_* */
+#include "../kernels/conv_common.h"
 #include "../quant.h"
 #include "op_common.h"
 #include "pool_2d.h"
@@ -12,19 +12,12 @@ enum { POOL_OPTIONS_TYPE = 5 };
 enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_FILTER_W = 3, OPT_FILTER_H = 4,
        OPT_ACTIVATION = 5 };
 
-/* One spatial axis: its output extent and leading padding, as
- * edge_conv_out_size / edge_conv_padding give them with dilation 1, in
- * 32 bits (in, filter and stride are positive int32: the sums below fit
- * unsigned 32 bits). Out of line, so it is there once for both axes. */
+/* One spatial axis: its output extent and leading padding (conv_common.h,
+ * dilation 1). Out of line, so it is there once for both axes. */
 static int32_t window_axis(int padding, int32_t in, int32_t filter, int32_t stride, int32_t *pad) {
-    int32_t out = 0;
-    if (in > 0 && padding == EDGE_PADDING_SAME)
-        out = (int32_t)(((uint32_t)in + (uint32_t)stride - 1u) / (uint32_t)stride);
-    else if (in > 0 && in >= filter)
-        out = (int32_t)(((uint32_t)(in - filter) + (uint32_t)stride) / (uint32_t)stride);
-    const int64_t total = (int64_t)(out - 1) * stride + filter - in;
-    *pad = total > 0 ? (int32_t)(total / 2) : 0;
-    return out;
+    const int64_t out = edge_conv_out_size(padding, in, filter, stride, 1);
+    *pad = (int32_t)edge_conv_padding(in, filter, stride, 1, out);
+    return (int32_t)out;
 }
 
 static const edge_op_form form = {1, 1, 0, EDGE_FORM_ONE_TYPE | EDGE_FORM_NUMERIC, POOL_OPTIONS_TYPE, 0,
@@ -114,9 +107,6 @@ edge_status edge_pool2d_eval(edge_op_ctx *c, int is_max) {
 
 edge_status edge_pool2d_eval_f(edge_op_ctx *c, int is_max) {
     const pool2d_params *p = (const pool2d_params *)c->params;
-    /* The input settled to an integer type after the float twin was chosen
-     * (an ADD's float32-declared output): the integer eval, as prepared. */
-    if (p->type != EDGE_FLOAT32) return edge_pool2d_eval(c, is_max);
     edge_pool_f32(&p->pp, (const float *)edge_in_data(c, 0), (float *)edge_out_data(c, 0), is_max);
     return EDGE_OK;
 }

@@ -116,9 +116,6 @@ edge_status edge_relu_eval(edge_op_ctx *c) {
 
 edge_status edge_relu_eval_f(edge_op_ctx *c) {
     const relu_params *p = (const relu_params *)c->params;
-    /* The loader chose the twin by the declared type; an ADD before may have
-     * retyped the tensor to its quantized inputs' (binary_op.c). */
-    if (p->type != EDGE_FLOAT32) return edge_relu_eval(c);
     const edge_tensor *in = &edge_in(c, 0)->t;
     const size_t n = (size_t)edge_numel(in);
     const float *x = (const float *)in->data;

@@ -148,14 +148,8 @@ static void softmax_row_q(const softmax_params *p, int32_t max_in, const void *x
     }
 }
 
-static edge_status eval(edge_op_ctx *c);
-
-/* The float twin's eval. Its input may have been settled to an 8-bit type
- * after the twin was chosen (an ADD's float32-declared output): then the
- * quantized eval runs, as prepare checked. */
 static edge_status eval_f(edge_op_ctx *c) {
     const softmax_params *p = (const softmax_params *)c->params;
-    if (p->in_type != EDGE_FLOAT32) return eval(c);
     const float *xf = (const float *)edge_in_data(c, 0);
     float *yf = (float *)edge_out_data(c, 0);
     const int32_t depth = p->depth;
