@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "schema.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -52,20 +54,8 @@ typedef enum edge_status {
     EDGE_ERR_STATE        /* call out of order (invoke before a good init) */
 } edge_status;
 
-/* Element types use TFLite's TensorType numbers so they can be compared with
- * the file directly. */
-typedef enum edge_type {
-    EDGE_FLOAT32 = 0,
-    EDGE_FLOAT16 = 1,
-    EDGE_INT32 = 2,
-    EDGE_UINT8 = 3,
-    EDGE_INT64 = 4,
-    EDGE_STRING = 5,
-    EDGE_BOOL = 6,
-    EDGE_INT16 = 7,
-    EDGE_INT8 = 9,
-    EDGE_BFLOAT16 = 18
-} edge_type;
+/* Element types (edge_type) use TFLite's TensorType numbers, so they can be
+ * compared with the file directly: edge/schema.h has them all. */
 
 /* A view of one tensor. `data` points into the arena (activations) or into
  * the model (constants, which must not be written). */

@@ -8,8 +8,7 @@
 
 #include <stdint.h>
 
-/* TFLite's Padding enum. */
-enum { EDGE_PADDING_SAME = 0, EDGE_PADDING_VALID = 1 };
+#include "edge/schema.h" /* EDGE_PADDING_SAME, EDGE_PADDING_VALID */
 
 /* Output extent of one spatial dimension; <= 0 when the window never fits
  * (VALID with a filter larger than the input) or the arguments are bad.
