@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/src/quant.h"
+#include "edge/quant.h"
 #include "bf16.h"
 
 /* BuiltinOperator codes (schema.fbs). */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../engine/src/quant.h"
+#include "edge/quant.h"
 #include "cli.h"
 
 static const char *why_of(const char *op, int systolic) {

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "edge/quant.h" /* the part edgeq shares: multipliers, rounding */
+
 /* The per-element requantization primitives are inline: they sit in every
  * kernel's inner loop. */
 
@@ -60,22 +62,6 @@ static inline int32_t edge_mbqm_smaller_than_one(int32_t x, int32_t multiplier, 
 static inline int32_t edge_mbqm_greater_than_one(int32_t x, int32_t multiplier, int left_shift) {
     return edge_srdhm(edge_shl_wrap(x, left_shift), multiplier);
 }
-
-/* TFLite QuantizeMultiplier: real = q * 2^(shift - 31), q in [2^30, 2^31). */
-void edge_quantize_multiplier(double real, int32_t *q, int *shift);
-void edge_quantize_multiplier_smaller_than_one(double real, int32_t *q, int *shift);
-void edge_quantize_multiplier_greater_than_one(double real, int32_t *q, int *left_shift);
-/* PreprocessSoftmaxScaling / PreprocessLogSoftmaxScaling helpers. */
-void edge_preprocess_softmax_scaling(double beta, double input_scale, int input_integer_bits,
-                                     int32_t *q, int *left_shift);
-int edge_calculate_input_radius(int input_integer_bits, int input_left_shift, int total_signed_bits);
-
-/* Freestanding frexp and std::round (half away from zero). */
-double edge_frexp(double x, int *exp);
-double edge_round(double x);
-float edge_roundf(float x);
-/* Saturating float -> int32 as TFLite's quantize paths use. */
-int32_t edge_round_to_i32(double x);
 
 /* TFLite ActivationFunctionType */
 enum { EDGE_ACT_NONE = 0, EDGE_ACT_RELU = 1, EDGE_ACT_RELU_N1_TO_1 = 2, EDGE_ACT_RELU6 = 3,
