@@ -9,7 +9,7 @@ OPT     ?= -O2
 
 # Function and data sections: a program linked with --gc-sections keeps
 # only the engine code it reaches (e.g. no float code in int8 firmware).
-ENGINE_CFLAGS = -std=c99 $(OPT) -g -Wall -Wextra -Werror -Wconversion -Wshadow \
+ENGINE_CFLAGS = -std=c99 -pedantic $(OPT) -g -Wall -Wextra -Werror -Wconversion -Wshadow \
                 -ffreestanding -ffunction-sections -fdata-sections -Iengine/include -Iengine/src
 HOST_CFLAGS   = -std=c11 $(OPT) -g -Wall -Wextra -Werror -Iengine/include -D_POSIX_C_SOURCE=200809L
 HOST_PKGS     = hdf5 libcjson libzip
