@@ -83,3 +83,4 @@ include boards/boards.mk
 include bench/bench.mk
 include models/models.mk
 include fuzz/fuzz.mk
+include dist/dist.mk

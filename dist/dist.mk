@@ -1,0 +1,61 @@
+# dist/dist.mk — shipping edgeq (included by the top-level Makefile):
+#
+#   make install PREFIX=/usr/local [DESTDIR=...]
+#         libedge.a, the public headers (edge/*.h), the edgeq tool, a
+#         pkg-config file (edgeq.pc) and a CMake package (find_package(edgeq
+#         CONFIG) -> edgeq::edge); BINDIR, LIBDIR, INCLUDEDIR override the
+#         usual places under PREFIX
+#   make uninstall PREFIX=...   removes what install wrote
+#   make amalgamation           build/amalgamation/edge.c + edge.h: the whole
+#                               engine in one C99 file (dist/amalgamate.py)
+#   make arduino                build/arduino/edgeq/: the Arduino library
+#                               (and build/arduino/edgeq.zip)
+#
+# The top-level CMakeLists.txt (add_subdirectory), library.json (PlatformIO),
+# zephyr/ (Zephyr module) and idf_component.yml (ESP-IDF) build the engine
+# from engine/ directly: docs/install.md.
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DOCDIR     ?= $(PREFIX)/share/doc/edgeq
+DESTDIR    ?=
+
+EDGE_VERSION := $(shell sed -n 's/.*define EDGE_VERSION_STRING "\(.*\)"/\1/p' engine/include/edge/edge.h)
+EDGE_VERSION_WORDS := $(subst ., ,$(EDGE_VERSION))
+PUBLIC_HDR = $(wildcard engine/include/edge/*.h)
+CMAKE_PKG_DIR = $(LIBDIR)/cmake/edgeq
+# The CMake package finds the rest relative to itself.
+rel_to_cmake = $(shell realpath -m --relative-to=$(CMAKE_PKG_DIR) $(1))
+HOST_POINTER_BYTES := $(shell $(CC) -dM -E -x c /dev/null 2>/dev/null | sed -n 's/.*__SIZEOF_POINTER__ //p')
+
+DIST_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(EDGE_VERSION)|g' \
+    -e 's|@VERSION_MAJOR@|$(word 1,$(EDGE_VERSION_WORDS))|g' \
+    -e 's|@VERSION_MINOR@|$(word 2,$(EDGE_VERSION_WORDS))|g' \
+    -e 's|@SIZEOF_VOID_P@|$(HOST_POINTER_BYTES)|g' \
+    -e 's|@REL_LIBDIR@|$(call rel_to_cmake,$(LIBDIR))|g' \
+    -e 's|@REL_INCLUDEDIR@|$(call rel_to_cmake,$(INCLUDEDIR))|g' \
+    -e 's|@REL_BINDIR@|$(call rel_to_cmake,$(BINDIR))|g'
+
+.PHONY: install uninstall amalgamation arduino
+
+install: lib tool
+	@test -n "$(EDGE_VERSION)" || { echo "install: no EDGE_VERSION_STRING in edge.h"; exit 1; }
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/edge \
+	    $(DESTDIR)$(CMAKE_PKG_DIR) $(DESTDIR)$(DOCDIR)
+	install -m 644 LICENSE NOTICE $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(BUILD)/libedge.a $(DESTDIR)$(LIBDIR)/libedge.a
+	install -m 644 $(PUBLIC_HDR) $(DESTDIR)$(INCLUDEDIR)/edge/
+	install -m 755 $(BUILD)/edgeq $(DESTDIR)$(BINDIR)/edgeq
+	$(DIST_SUBST) dist/edgeq.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/edgeq.pc
+	$(DIST_SUBST) dist/cmake/edgeq-config.cmake.in > $(DESTDIR)$(CMAKE_PKG_DIR)/edgeq-config.cmake
+	$(DIST_SUBST) dist/cmake/edgeq-config-version.cmake.in > $(DESTDIR)$(CMAKE_PKG_DIR)/edgeq-config-version.cmake
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libedge.a $(DESTDIR)$(BINDIR)/edgeq $(DESTDIR)$(LIBDIR)/pkgconfig/edgeq.pc \
+	    $(PUBLIC_HDR:engine/include/%=$(DESTDIR)$(INCLUDEDIR)/%) \
+	    $(DESTDIR)$(CMAKE_PKG_DIR)/edgeq-config.cmake $(DESTDIR)$(CMAKE_PKG_DIR)/edgeq-config-version.cmake \
+	    $(DESTDIR)$(DOCDIR)/LICENSE $(DESTDIR)$(DOCDIR)/NOTICE
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/edge $(DESTDIR)$(CMAKE_PKG_DIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
