@@ -32,7 +32,8 @@ const char *board_cmdline(void);
 /* Flush the console and stop with `code` as the exit status. */
 __attribute__((noreturn)) void board_exit(int code);
 
-/* The core's cycle counter (mcycle; QEMU counts instructions there). */
+/* The core's cycle counter (mcycle; QEMU without -icount ticks it with the
+ * host clock, so there it measures nothing about the firmware). */
 void board_cycles_start(void);
 uint32_t board_cycles(void);
 
