@@ -53,6 +53,13 @@ install: lib tool
 	$(DIST_SUBST) dist/cmake/edgeq-config.cmake.in > $(DESTDIR)$(CMAKE_PKG_DIR)/edgeq-config.cmake
 	$(DIST_SUBST) dist/cmake/edgeq-config-version.cmake.in > $(DESTDIR)$(CMAKE_PKG_DIR)/edgeq-config-version.cmake
 
+# ---- the single-file engine ----
+AMALGAMATION_DIR = $(BUILD)/amalgamation
+ENGINE_TREE = $(shell find engine -name '*.c' -o -name '*.h' -o -name '*.inc')
+amalgamation: $(AMALGAMATION_DIR)/edge.c
+$(AMALGAMATION_DIR)/edge.c $(AMALGAMATION_DIR)/edge.h &: dist/amalgamate.py $(ENGINE_TREE)
+	$(PYTHON) dist/amalgamate.py --out $(AMALGAMATION_DIR)
+
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libedge.a $(DESTDIR)$(BINDIR)/edgeq $(DESTDIR)$(LIBDIR)/pkgconfig/edgeq.pc \
 	    $(PUBLIC_HDR:engine/include/%=$(DESTDIR)$(INCLUDEDIR)/%) \
