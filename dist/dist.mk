@@ -60,6 +60,23 @@ amalgamation: $(AMALGAMATION_DIR)/edge.c
 $(AMALGAMATION_DIR)/edge.c $(AMALGAMATION_DIR)/edge.h &: dist/amalgamate.py $(ENGINE_TREE)
 	$(PYTHON) dist/amalgamate.py --out $(AMALGAMATION_DIR)
 
+# ---- the Arduino library: the amalgamation in src/, an example sketch
+# with the zoo's mnist_cnn and a sample 7 as C arrays ----
+ARDUINO_DIR = $(BUILD)/arduino/edgeq
+ARDUINO_EX  = $(ARDUINO_DIR)/examples/edgeq_mnist
+arduino: $(BUILD)/arduino/edgeq.zip
+$(BUILD)/arduino/edgeq.zip: $(AMALGAMATION_DIR)/edge.c dist/arduino/library.properties.in \
+        dist/arduino/examples/edgeq_mnist/edgeq_mnist.ino $(FW_DATA)/mnist/sample.bin $(BUILD)/edgeq LICENSE NOTICE
+	rm -rf $(ARDUINO_DIR) $@
+	mkdir -p $(ARDUINO_DIR)/src $(ARDUINO_EX)
+	cp $(AMALGAMATION_DIR)/edge.c $(AMALGAMATION_DIR)/edge.h $(ARDUINO_DIR)/src/
+	cp LICENSE NOTICE $(ARDUINO_DIR)/
+	$(DIST_SUBST) dist/arduino/library.properties.in > $(ARDUINO_DIR)/library.properties
+	cp dist/arduino/examples/edgeq_mnist/edgeq_mnist.ino $(ARDUINO_EX)/
+	$(BUILD)/edgeq export --c --arena $(FW_MODEL_mnist) -o $(ARDUINO_EX)/model_data.c
+	$(BUILD)/edgeq export --c --name sample_data $(FW_DATA)/mnist/sample.bin -o $(ARDUINO_EX)/sample_data.c
+	cd $(BUILD)/arduino && $(PYTHON) -m zipfile -c edgeq.zip edgeq
+
 uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libedge.a $(DESTDIR)$(BINDIR)/edgeq $(DESTDIR)$(LIBDIR)/pkgconfig/edgeq.pc \
 	    $(PUBLIC_HDR:engine/include/%=$(DESTDIR)$(INCLUDEDIR)/%) \
