@@ -1,6 +1,6 @@
 # edgeq — top-level build. `make` builds the engine library and the edgeq
 # tool; `make test` builds everything (plus a sanitizer build) and runs the
-# whole suite. See README.md.
+# whole suite (installing its tools first: test-deps). See README.md.
 
 CC      ?= cc
 PYTHON  ?= python3
@@ -26,7 +26,7 @@ ENGINE_OBJ = $(ENGINE_SRC:%.c=$(BUILD)/%.o)
 TOOL_OBJ   = $(TOOL_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all lib tool asan unit test test-unit test-py demo clean format lint
+.PHONY: all lib tool asan unit test test-deps test-unit test-py demo clean format lint
 all: lib tool
 
 lib: $(BUILD)/libedge.a
@@ -66,7 +66,12 @@ test-unit: unit asan
 test-py: all asan
 	$(PYTHON) -m pytest -q tests --ignore=tests/boards
 
-test: test-unit test-py boards-test
+# The suite's own tools (cross compilers, QEMU, the Python oracles...):
+# installed by the suite itself, checked first so it is quick when present.
+test-deps:
+	tools/install-test-deps.sh
+
+test: test-deps test-unit test-py boards-test
 
 # The first thing a newcomer runs: person_detect on person.bmp.
 demo: all

@@ -49,7 +49,7 @@ _board_cc := $(BOARD_CC_$(BOARD))
 ifneq ($(_board_cc),)
 ifeq ($(shell command -v $(firstword $(subst :, ,$(_board_cc))) 2>/dev/null),)
 $(error BOARD=$(BOARD) needs $(firstword $(subst :, ,$(_board_cc))): apt-get install \
-    $(wordlist 2,9,$(subst :, ,$(_board_cc))) (or run tools/install-deps.sh))
+    $(wordlist 2,9,$(subst :, ,$(_board_cc))) (or run make test-deps))
 endif
 endif
 
