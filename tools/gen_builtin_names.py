@@ -13,6 +13,7 @@ pairs = [(n, int(v)) for n, v in re.findall(r"([A-Z_0-9]+)\s*=\s*(-?\d+)", body)
 names = ["0"] * (max(v for _, v in pairs) + 1)
 for n, v in pairs:
     names[v] = '"%s"' % n
-out = "/* Generated from tflite_schema.fbs (enum BuiltinOperator) by tools/gen_builtin_names.py. */\n"
+out = "/* SPDX-License-Identifier: Apache-2.0 */\n"
+out += "/* Generated from tflite_schema.fbs (enum BuiltinOperator) by tools/gen_builtin_names.py. */\n"
 out += "    " + ",\n    ".join(names) + "\n"
 open("engine/src/ops/builtin_names.inc", "w").write(out)

@@ -61,6 +61,8 @@ def test_one_file_of_every_engine_source(amalgamation):
         assert not m or m.group(1) == "edge.h", line
     header = open(os.path.join(amalgamation, "edge.h")).read()
     assert "edge_model_init" in header and '#include "' not in header
+    for t in (text, header):
+        assert t.splitlines()[0] == "/* SPDX-License-Identifier: Apache-2.0 */"
 
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
