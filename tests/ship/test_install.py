@@ -4,8 +4,8 @@ the reference interpreter's answer (and a 7):
 
 - with pkg-config against the installed libedge (edgeq.pc);
 - with CMake's find_package(edgeq CONFIG) (target edgeq::edge);
-- with CMake's add_subdirectory on the source tree (same target), once
-  with EDGEQ_OPS_HEADER (the model's ops only: another model is refused,
+- with CMake's add_subdirectory on the source tree (same target), with
+  EDGEQ_OPS_HEADER (the model's ops only: another model is refused,
   naming its op) and EDGEQ_WITH_UINT8=OFF;
 - add_subdirectory cross-compiled with the Cortex-M toolchain file: the
   kernels follow the core (DSP on the M4, MVE on the M55, portable on the
@@ -101,11 +101,8 @@ def test_find_package_refuses_a_newer_version(prefix, tmp_path):
 
 
 def test_add_subdirectory(sample, tmp_path):
-    cmake_build(CONSUMER, tmp_path / "b", "-DEDGEQ_SOURCE_DIR=%s" % REPO)
-    check_runs(str(tmp_path / "b" / "run_model"), sample)
-
-
-def test_add_subdirectory_with_options(sample, tmp_path):
+    """With both options set (one engine build: the defaults build the same
+    sources, every op)."""
     ops = str(tmp_path / "mnist_ops.h")
     run([os.path.join(BUILD, "edgeq"), "export", "--ops", MNIST, "-o", ops])
     cmake_build(CONSUMER, tmp_path / "b", "-DEDGEQ_SOURCE_DIR=%s" % REPO, "-DEDGEQ_OPS_HEADER=%s" % ops,
