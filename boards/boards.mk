@@ -15,6 +15,9 @@
 #       cortex-m55        the same for mps3-an547 (MVE)
 #       riscv32           firmware-*.elf for QEMU virt, RV32IMC and RV32IMFC
 #                         (portable kernels)
+#   make BOARD=<board> OWN_MODEL=my.tflite OWN_SAMPLE=input.bin [OWN_LABELS=labels.txt]
+#                         your own model's firmware too, firmware-own(.elf):
+#                         the sample is the input tensor's raw bytes
 #   make size             flash and RAM of the Cortex-M firmware: the engine
 #                         alone and with each model (BOARD=cortex-m4 unless
 #                         BOARD names another Cortex-M board)
@@ -72,7 +75,7 @@ CLASSIFY_SRC = examples/classify/classify.c examples/classify/image.c examples/c
 CLASSIFY_HDR = $(wildcard examples/classify/*.h) engine/include/edge/edge.h
 # mnist (the zoo's, in the repository) always; the MLPerf Tiny models when
 # ../shared/models (or MODELS=DIR) is there.
-FIRMWARE_MODELS := mnist $(if $(wildcard $(MODELS)/mlcommons-tiny),kws vww ic)
+FIRMWARE_MODELS := mnist $(if $(wildcard $(MODELS)/mlcommons-tiny),kws vww ic) $(if $(OWN_MODEL),own)
 BOARD_TEST_SRC = tests/boards/systolic_check.c
 BOARD_RUN_SRC = tests/boards/run_model.c
 
@@ -151,6 +154,26 @@ $(FW_DATA)/vww/sample.bin $(FW_DATA)/ic/sample.bin: $(FW_DATA)/%/sample.bin: $(B
 $(FW_DATA)/mnist/sample.bin: $(BUILD)/host/classify
 	@mkdir -p $(dir $@)
 	$(BUILD)/host/classify $(FW_MODEL_mnist) $(FW_SAMPLE_mnist) --top 1 --dump-input $@ >/dev/null
+# Your own model (OWN_MODEL=...): its arrays are made anew on every run, so
+# another OWN_MODEL never meets a stale one.
+ifneq ($(OWN_MODEL),)
+FW_MODEL_own := $(OWN_MODEL)
+.PHONY: $(FW_DATA)/own/model_data.c $(FW_DATA)/own/model_ops.h $(FW_DATA)/own/sample.bin $(FW_DATA)/own/labels_data.c
+$(FW_DATA)/own/model_data.c: $(BUILD)/edgeq
+	@mkdir -p $(dir $@)
+	$(BUILD)/edgeq export --c --arena $(OWN_MODEL) -o $@
+$(FW_DATA)/own/model_ops.h: $(BUILD)/edgeq
+	@mkdir -p $(dir $@)
+	$(BUILD)/edgeq export --ops $(OWN_MODEL) -o $@
+$(FW_DATA)/own/sample.bin:
+	@test -n "$(OWN_SAMPLE)" || { echo "OWN_MODEL needs OWN_SAMPLE=FILE: the input tensor's raw bytes"; exit 1; }
+	@mkdir -p $(dir $@)
+	cp $(OWN_SAMPLE) $@
+$(FW_DATA)/own/labels_data.c: $(BUILD)/edgeq
+	@mkdir -p $(dir $@)
+	$(if $(OWN_LABELS),cp $(OWN_LABELS) $(FW_DATA)/own/labels.txt,: > $(FW_DATA)/own/labels.txt)
+	$(BUILD)/edgeq export --c --name labels_data $(FW_DATA)/own/labels.txt -o $@
+endif
 $(FW_DATA)/kws/sample.bin:
 	@mkdir -p $(dir $@)
 	head -c 490 $(FW_YES) > $@.tmp && mv $@.tmp $@

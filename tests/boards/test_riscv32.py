@@ -110,3 +110,32 @@ def test_soft_float_build_has_no_float_instructions():
     e_flags = int.from_bytes(head[36:40], "little")
     assert e_flags & 0x6 == 0, hex(e_flags)  # EF_RISCV_FLOAT_ABI_SOFT
     assert e_flags & 0x1, hex(e_flags)  # EF_RISCV_RVC: compressed
+
+
+def test_own_model_in_one_command(tmp_path):
+    """make BOARD=riscv32 OWN_MODEL=... OWN_SAMPLE=... OWN_LABELS=...: the
+    zoo's digits_resnet on its sample 3, answering as the reference
+    interpreter does."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
+
+    riscv32_board()
+    model = os.path.join(REPO, "models", "digits_resnet", "digits_resnet_int8.tflite")
+    sample = str(tmp_path / "in.bin")
+    r = run([os.path.join(BUILD, "host", "classify"), model,
+             os.path.join(REPO, "models", "digits_resnet", "sample_3.pgm"), "--dump-input", sample])
+    assert r.returncode == 0, r.stderr.decode()
+    r = run(["make", "-C", REPO, "-j2", "BOARD=riscv32", "OWN_MODEL=" + model, "OWN_SAMPLE=" + sample,
+             "OWN_LABELS=" + os.path.join(REPO, "models", "digits_resnet", "labels.txt"),
+             os.path.join(BUILD, "riscv32", "firmware-own.elf")])
+    assert r.returncode == 0, r.stdout.decode()[-2000:] + r.stderr.decode()[-2000:]
+    r = run(riscv32_cmd("riscv32", "firmware-own.elf"))
+    text = r.stdout.decode(errors="replace")
+    assert r.returncode == 0, text
+    it = Interpreter(model_path=model, experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+    it.allocate_tensors()
+    d = it.get_input_details()[0]
+    it.set_tensor(d["index"], np.fromfile(sample, d["dtype"]).reshape(d["shape"]))
+    it.invoke()
+    want = it.get_tensor(it.get_output_details()[0]["index"]).ravel()
+    assert answer_lines(text)[0].endswith(": " + " ".join(str(v) for v in want)), text
+    assert answer_lines(text)[1].startswith('top: 3 "3"'), text
