@@ -126,7 +126,7 @@ def test_own_model_in_one_command(tmp_path):
     assert r.returncode == 0, r.stderr.decode()
     r = run(["make", "-C", REPO, "-j2", "BOARD=riscv32", "OWN_MODEL=" + model, "OWN_SAMPLE=" + sample,
              "OWN_LABELS=" + os.path.join(REPO, "models", "digits_resnet", "labels.txt"),
-             os.path.join(BUILD, "riscv32", "firmware-own.elf")])
+             os.path.relpath(os.path.join(BUILD, "riscv32", "firmware-own.elf"), REPO)])
     assert r.returncode == 0, r.stdout.decode()[-2000:] + r.stderr.decode()[-2000:]
     r = run(riscv32_cmd("riscv32", "firmware-own.elf"))
     text = r.stdout.decode(errors="replace")
