@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # edgeq — top-level build. `make` builds the engine library and the edgeq
 # tool; `make test` builds everything (plus a sanitizer build) and runs the
 # whole suite (installing its tools first: test-deps). See README.md.

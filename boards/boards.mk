@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boards/boards.mk — libedge and the examples for each board.
 #
 # Included by the top-level Makefile, after its own rules: it uses

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the engine as one C file and one header, as SQLite ships itself:
 
     python3 dist/amalgamate.py [--out DIR]     (make amalgamation)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # dist/dist.mk — shipping edgeq (included by the top-level Makefile):
 #
 #   make install PREFIX=/usr/local [DESTDIR=...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Regenerate engine/src/ops/builtin_names.inc from the TFLite schema.
 
 usage: tools/gen_builtin_names.py ../shared/models/tflite_schema.fbs

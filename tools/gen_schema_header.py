@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generate engine/include/edge/schema.h from the TFLite schema.
 
     python3 tools/gen_schema_header.py ../shared/models/tflite_schema.fbs \

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what building edgeq and quantizing models need on Debian 12:
 # a C compiler, make, pkg-config and the three libraries the edgeq tool
 # links (HDF5, cJSON, libzip). The engine itself needs only a C99 compiler.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what `make test` needs beyond tools/install-deps.sh, on Debian 12:
 # clang and its sanitizer runtime, cmocka, flatbuffers (the reader's oracle),
 # valgrind, cmake and git, the cross compilers and QEMU for the boards

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Every source file says its licence in its first lines:
 
     SPDX-License-Identifier: Apache-2.0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * board.h — what the RISC-V board gives the firmware: a console, an exit
  * status, a cycle counter, the command line. Implemented in console.c,

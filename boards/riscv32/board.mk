@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boards/riscv32/board.mk — bare-metal RV32 firmware for QEMU's `virt`
 # machine, built with Debian's riscv64-unknown-elf-gcc and picolibc (which
 # supplies memcpy/memset, vsnprintf and libgcc's soft float).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bootargs.c — board_cmdline() for QEMU `virt`: the /chosen/bootargs
  * property of the flattened device tree QEMU hands over at reset (what

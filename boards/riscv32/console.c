@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * console.c — board.h for QEMU `virt` (RV32): the NS16550A UART, printf
  * through picolibc's vsnprintf, the exit status through the SiFive test

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * startup.S — reset and trap entry for QEMU `virt` (RV32, machine mode,
  * linked with ld/virt.ld). QEMU's reset vector jumps here with a0 = hart

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # edgeq_add_engine(<target>): libedge as a static library target built
 # from engine/ (every .c under engine/src, found by globbing), with the
 # options EDGEQ_OPS_HEADER, EDGEQ_WITH_UINT8 and EDGEQ_KERNELS. Used by the

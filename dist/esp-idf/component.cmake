@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The engine as an ESP-IDF component, included by the top-level
 # CMakeLists.txt when ESP-IDF builds it (ESP_PLATFORM). ESP32 chips have
 # no kernel variant of their own: the portable kernels run. Options are

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """PlatformIO extra script of the edgeq library (library.json): picks the
 engine's kernel variant from the compiler's own target macros, as the
 top-level CMake build does, and defines it for the library's sources

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Helpers for the board tests: builds, and QEMU runners.
 
 The boards are built by make (boards/boards.mk): `board-test-<board>`

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Cortex-M firmware under qemu-system-arm: mps2-an386 (M4, DSP kernel),
 mps2-an500 (M7, DSP) and mps3-an547 (M55, MVE).
 

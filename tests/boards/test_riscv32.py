@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """RISC-V firmware under qemu-system-riscv32 -M virt: RV32IMC (soft float)
 and RV32IMFC, bare metal, portable kernels.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Helpers for the shipping tests (tests/ship): paths, commands, and the
 zoo model every consumer program runs, with its expected answer from the
 official interpreter.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`make amalgamation`: build/amalgamation/edge.c + edge.h, the engine as
 one strict C99 file (dist/amalgamate.py).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every C snippet in README.md and docs/*.md compiles (-std=c99 -pedantic
 -Werror, the engine's public headers only) and links against libedge with
 the arrays `edgeq export --c` writes; the ones that classify (README's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A fresh clone with nothing beside it (no ../shared), as a new user has
 it: the licence is there, `make demo` runs the zoo's MNIST CNN on its
 sample 7, and a Cortex-M4 firmware for that model builds and, under QEMU,

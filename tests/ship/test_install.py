@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`make install` into a temporary prefix, then three programs built as
 users build them, each running the zoo's mnist_cnn on sample_7.pgm with
 the reference interpreter's answer (and a 7):

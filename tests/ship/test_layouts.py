@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The firmware build systems' layouts, each compiled the way its tool
 compiles it. None of the tools (arduino-cli, PlatformIO, Zephyr's west and
 SDK, ESP-IDF) is installed here; what stands in for each:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Licence headers: every source file of the repository (C, headers,
 Python, shell, make, CMake, Kconfig; tools/spdx.py lists the kinds) says
 `SPDX-License-Identifier: Apache-2.0` in its first lines, and the tool

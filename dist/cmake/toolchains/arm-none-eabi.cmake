@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A CMake toolchain file for Cortex-M with Arm's GNU toolchain:
 #   cmake -DCMAKE_TOOLCHAIN_FILE=dist/cmake/toolchains/arm-none-eabi.cmake \
 #         -DEDGEQ_CPU=cortex-m4 ...

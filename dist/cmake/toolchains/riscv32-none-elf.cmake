@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A CMake toolchain file for bare-metal RV32 with Debian's
 # riscv64-unknown-elf-gcc: RV32IMC, soft float (the ESP32-C3's ISA).
 #   cmake -DCMAKE_TOOLCHAIN_FILE=dist/cmake/toolchains/riscv32-none-elf.cmake

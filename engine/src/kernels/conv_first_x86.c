@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conv_first_x86.c — CONV_2D with few input channels (first layers: RGB,
  * grey images, spectrograms) on AVX2, bit-exact with the systolic kernel.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conv_lanes_x86.c — CONV_2D on AVX2 with output channels across lanes,
  * bit-exact with the systolic kernel.

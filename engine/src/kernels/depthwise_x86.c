@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * depthwise_x86.c — the int8 depthwise kernel with AVX2, bit-exact with
  * depthwise.c (the same int32 sums, the same requantization).

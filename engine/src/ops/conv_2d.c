@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conv_2d.c — CONV_2D (BuiltinOperator 3), lowered to the systolic kernel.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run_model.c — a program built the way an edgeq user builds one (against
  * an installed libedge through pkg-config or find_package, or with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // edgeq_mnist: runs the edgeq zoo's MNIST CNN (int8) on one handwritten 7
 // and prints the ten class scores and the digit it sees.
 //

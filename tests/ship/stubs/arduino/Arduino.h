@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Arduino.h — a stand-in for an Arduino core, just enough for the edgeq
  * library's example sketch: Serial (print, println, begin) over the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * core.cpp — the stand-in Arduino core's main() and Serial: setup() once,
  * loop() once (a test has to end), then exit 0 through the board.
