@@ -1,6 +1,7 @@
+# SPDX-License-Identifier: Apache-2.0
 # edgeq — top-level build. `make` builds the engine library and the edgeq
 # tool; `make test` builds everything (plus a sanitizer build) and runs the
-# whole suite. See README.md.
+# whole suite (installing its tools first: test-deps). See README.md.
 
 CC      ?= cc
 PYTHON  ?= python3
@@ -9,7 +10,7 @@ OPT     ?= -O2
 
 # Function and data sections: a program linked with --gc-sections keeps
 # only the engine code it reaches (e.g. no float code in int8 firmware).
-ENGINE_CFLAGS = -std=c99 $(OPT) -g -Wall -Wextra -Werror -Wconversion -Wshadow \
+ENGINE_CFLAGS = -std=c99 -pedantic $(OPT) -g -Wall -Wextra -Werror -Wconversion -Wshadow \
                 -ffreestanding -ffunction-sections -fdata-sections -Iengine/include -Iengine/src
 HOST_CFLAGS   = -std=c11 $(OPT) -g -Wall -Wextra -Werror -Iengine/include -D_POSIX_C_SOURCE=200809L
 HOST_PKGS     = hdf5 libcjson libzip
@@ -26,7 +27,7 @@ ENGINE_OBJ = $(ENGINE_SRC:%.c=$(BUILD)/%.o)
 TOOL_OBJ   = $(TOOL_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all lib tool asan unit test test-unit test-py demo clean format lint
+.PHONY: all lib tool asan unit test test-deps test-unit test-py demo clean format lint
 all: lib tool
 
 lib: $(BUILD)/libedge.a
@@ -66,12 +67,26 @@ test-unit: unit asan
 test-py: all asan
 	$(PYTHON) -m pytest -q tests --ignore=tests/boards
 
-test: test-unit test-py boards-test
+# The suite's own tools (cross compilers, QEMU, the Python oracles...):
+# installed by the suite itself, checked first so it is quick when present.
+test-deps:
+	tools/install-test-deps.sh
 
-# The first thing a newcomer runs: person_detect on person.bmp.
+test: test-deps test-unit test-py boards-test
+
+# The first thing a newcomer runs, from the repository alone: the zoo's
+# MNIST CNN on a handwritten 7. With ../shared beside the checkout, also
+# TFLite Micro's person_detect on person.bmp.
+PERSON_MODEL = $(MODELS)/tflite-micro/models/person_detect.tflite
 demo: all
-	$(PYTHON) tools/bmp_to_input.py ../shared/models/tflite-micro/data/person.bmp $(BUILD)/person.bin
-	$(BUILD)/edgeq run ../shared/models/tflite-micro/models/person_detect.tflite --input $(BUILD)/person.bin --labels tools/person_labels.txt
+	@echo "== models/mnist_cnn (int8) on models/mnist_cnn/sample_7.pgm"
+	$(BUILD)/host/classify models/mnist_cnn/mnist_cnn_int8.tflite models/mnist_cnn/sample_7.pgm \
+	    --labels models/mnist_cnn/labels.txt
+	@if test -f $(PERSON_MODEL); then \
+	  echo "== person_detect on person.bmp ($(MODELS))"; \
+	  set -x; $(PYTHON) tools/bmp_to_input.py $(MODELS)/tflite-micro/data/person.bmp $(BUILD)/person.bin && \
+	  $(BUILD)/edgeq run $(PERSON_MODEL) --input $(BUILD)/person.bin --labels tools/person_labels.txt; \
+	else echo "(person_detect skipped: no $(PERSON_MODEL))"; fi
 
 clean:
 	rm -rf $(BUILD)
@@ -83,3 +98,4 @@ include boards/boards.mk
 include bench/bench.mk
 include models/models.mk
 include fuzz/fuzz.mk
+include dist/dist.mk

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench/bench.mk — `make bench`: the engine against TFLM and LiteRT/XNNPACK
 # (see bench/README.md). Included by the top-level Makefile; uses its CC,
 # PYTHON, BUILD, ENGINE_SRC and ENGINE_HDR.

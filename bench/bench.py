@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench.py — `make bench`: the engine against TFLM and LiteRT/XNNPACK.
 
 One run measures, for each model on the same input bytes:

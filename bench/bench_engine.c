@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_engine.c — time edge_invoke() in-process, for `make bench`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * m4_size_main.c — the smallest program that loads and runs a model through
  * the engine's public API, linked for Cortex-M4 at -Os by bench.mk only to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * peer_clock.c — a C timing loop for a peer's invoke function, loaded by
  * bench.py through ctypes, so that no Python runs between the two clock

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boards/boards.mk — libedge and the examples for each board.
 #
 # Included by the top-level Makefile, after its own rules: it uses
@@ -10,9 +11,14 @@
 #       rpi-aarch64       classify for Pi 3/4/5 (NEON) and classify-static;
 #                         pi5/classify (NEON with sdot: Pi 5 only)
 #       rpi-armhf         classify for 32-bit Raspberry Pi OS (NEON)
-#       cortex-m4         firmware-{kws,vww,ic}.elf for QEMU mps2-an386 (DSP)
+#       cortex-m4         firmware-{mnist,kws,vww,ic}.elf for QEMU mps2-an386 (DSP)
 #       cortex-m7         the same for mps2-an500 (DSP)
 #       cortex-m55        the same for mps3-an547 (MVE)
+#       riscv32           firmware-*.elf for QEMU virt, RV32IMC and RV32IMFC
+#                         (portable kernels)
+#   make BOARD=<board> OWN_MODEL=my.tflite OWN_SAMPLE=input.bin [OWN_LABELS=labels.txt]
+#                         your own model's firmware too, firmware-own(.elf):
+#                         the sample is the input tensor's raw bytes
 #   make size             flash and RAM of the Cortex-M firmware: the engine
 #                         alone and with each model (BOARD=cortex-m4 unless
 #                         BOARD names another Cortex-M board)
@@ -30,7 +36,7 @@ BOARD ?= host
 SHARED ?= ../shared
 MODELS ?= $(SHARED)/models
 PYTHON ?= python3
-BOARD_NAMES := host rpi-aarch64 rpi-armhf cortex-m4 cortex-m7 cortex-m55
+BOARD_NAMES := host rpi-aarch64 rpi-armhf cortex-m4 cortex-m7 cortex-m55 riscv32
 
 ifeq ($(filter $(BOARD),$(BOARD_NAMES)),)
 $(error unknown BOARD=$(BOARD); boards: $(BOARD_NAMES))
@@ -42,11 +48,12 @@ BOARD_CC_rpi-armhf   := arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf
 BOARD_CC_cortex-m4   := arm-none-eabi-gcc:gcc-arm-none-eabi libnewlib-arm-none-eabi
 BOARD_CC_cortex-m7   := $(BOARD_CC_cortex-m4)
 BOARD_CC_cortex-m55  := $(BOARD_CC_cortex-m4)
+BOARD_CC_riscv32     := riscv64-unknown-elf-gcc:gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf
 _board_cc := $(BOARD_CC_$(BOARD))
 ifneq ($(_board_cc),)
 ifeq ($(shell command -v $(firstword $(subst :, ,$(_board_cc))) 2>/dev/null),)
 $(error BOARD=$(BOARD) needs $(firstword $(subst :, ,$(_board_cc))): apt-get install \
-    $(wordlist 2,9,$(subst :, ,$(_board_cc))) (or run tools/install-deps.sh))
+    $(wordlist 2,9,$(subst :, ,$(_board_cc))) (or run make test-deps))
 endif
 endif
 
@@ -67,7 +74,9 @@ have_tool = $(if $(shell command -v $(1) 2>/dev/null),yes,)
 
 CLASSIFY_SRC = examples/classify/classify.c examples/classify/image.c examples/classify/gpio_fake.c
 CLASSIFY_HDR = $(wildcard examples/classify/*.h) engine/include/edge/edge.h
-FIRMWARE_MODELS := kws vww ic
+# mnist (the zoo's, in the repository) always; the MLPerf Tiny models when
+# ../shared/models (or MODELS=DIR) is there.
+FIRMWARE_MODELS := mnist $(if $(wildcard $(MODELS)/mlcommons-tiny),kws vww ic) $(if $(OWN_MODEL),own)
 BOARD_TEST_SRC = tests/boards/systolic_check.c
 BOARD_RUN_SRC = tests/boards/run_model.c
 
@@ -117,6 +126,8 @@ FW_MODEL_vww := $(MODELS)/mlcommons-tiny/models/visual_wake_words/vww_96_int8.tf
 FW_MODEL_ic  := $(MODELS)/mlcommons-tiny/models/image_classification/pretrainedResnet_quant.tflite
 FW_PERSON    := $(MODELS)/tflite-micro/data/person.bmp
 FW_YES       := $(MODELS)/tflite-micro/data/yes_micro_features_49x40_s8.bin
+FW_MODEL_mnist := models/mnist_cnn/mnist_cnn_int8.tflite
+FW_SAMPLE_mnist := models/mnist_cnn/sample_7.pgm
 
 $(FW_DATA)/%/model_data.c: $(BUILD)/edgeq
 	@test -f $(FW_MODEL_$*) || { echo "firmware: no $(FW_MODEL_$*): the MLPerf Tiny models are" \
@@ -129,6 +140,9 @@ $(FW_DATA)/%/model_ops.h: $(BUILD)/edgeq
 $(FW_DATA)/%/labels_data.c: examples/firmware/labels/%.txt $(BUILD)/edgeq
 	@mkdir -p $(dir $@)
 	$(BUILD)/edgeq export --c --name labels_data $< -o $@
+$(FW_DATA)/mnist/labels_data.c: models/mnist_cnn/labels.txt $(BUILD)/edgeq
+	@mkdir -p $(dir $@)
+	$(BUILD)/edgeq export --c --name labels_data $< -o $@
 $(FW_DATA)/%/sample_data.c: $(FW_DATA)/%/sample.bin $(BUILD)/edgeq
 	$(BUILD)/edgeq export --c --name sample_data $< -o $@
 # Samples. VWW and IC: TFLite Micro's person.bmp (stored as int8 values)
@@ -138,6 +152,29 @@ $(FW_DATA)/%/sample_data.c: $(FW_DATA)/%/sample.bin $(BUILD)/edgeq
 $(FW_DATA)/vww/sample.bin $(FW_DATA)/ic/sample.bin: $(FW_DATA)/%/sample.bin: $(BUILD)/host/classify
 	@mkdir -p $(dir $@)
 	$(BUILD)/host/classify $(FW_MODEL_$*) $(FW_PERSON) --signed-pixels --top 1 --dump-input $@ >/dev/null
+$(FW_DATA)/mnist/sample.bin: $(BUILD)/host/classify
+	@mkdir -p $(dir $@)
+	$(BUILD)/host/classify $(FW_MODEL_mnist) $(FW_SAMPLE_mnist) --top 1 --dump-input $@ >/dev/null
+# Your own model (OWN_MODEL=...): its arrays are made anew on every run, so
+# another OWN_MODEL never meets a stale one.
+ifneq ($(OWN_MODEL),)
+FW_MODEL_own := $(OWN_MODEL)
+.PHONY: $(FW_DATA)/own/model_data.c $(FW_DATA)/own/model_ops.h $(FW_DATA)/own/sample.bin $(FW_DATA)/own/labels_data.c
+$(FW_DATA)/own/model_data.c: $(BUILD)/edgeq
+	@mkdir -p $(dir $@)
+	$(BUILD)/edgeq export --c --arena $(OWN_MODEL) -o $@
+$(FW_DATA)/own/model_ops.h: $(BUILD)/edgeq
+	@mkdir -p $(dir $@)
+	$(BUILD)/edgeq export --ops $(OWN_MODEL) -o $@
+$(FW_DATA)/own/sample.bin:
+	@test -n "$(OWN_SAMPLE)" || { echo "OWN_MODEL needs OWN_SAMPLE=FILE: the input tensor's raw bytes"; exit 1; }
+	@mkdir -p $(dir $@)
+	cp $(OWN_SAMPLE) $@
+$(FW_DATA)/own/labels_data.c: $(BUILD)/edgeq
+	@mkdir -p $(dir $@)
+	$(if $(OWN_LABELS),cp $(OWN_LABELS) $(FW_DATA)/own/labels.txt,: > $(FW_DATA)/own/labels.txt)
+	$(BUILD)/edgeq export --c --name labels_data $(FW_DATA)/own/labels.txt -o $@
+endif
 $(FW_DATA)/kws/sample.bin:
 	@mkdir -p $(dir $@)
 	head -c 490 $(FW_YES) > $@.tmp && mv $@.tmp $@
@@ -172,6 +209,7 @@ BOARD_FW_CFLAGS = -std=c11 $(OPT) -g -Wall -Wextra -Werror -Iengine/include
 include boards/host/board.mk
 include boards/raspberrypi/board.mk
 include boards/cortex-m/board.mk
+include boards/riscv32/board.mk
 
 # Boards built by `make BOARD=...` and by boards-test.
 board: board-$(BOARD)
@@ -180,7 +218,8 @@ all: board
 # Everything tests/boards runs: each board whose compiler is installed.
 BOARDS_AVAILABLE := host $(if $(call have_tool,aarch64-linux-gnu-gcc),rpi-aarch64) \
     $(if $(call have_tool,arm-linux-gnueabihf-gcc),rpi-armhf) \
-    $(if $(call have_tool,arm-none-eabi-gcc),cortex-m4 cortex-m7 cortex-m55)
+    $(if $(call have_tool,arm-none-eabi-gcc),cortex-m4 cortex-m7 cortex-m55) \
+    $(if $(call have_tool,riscv64-unknown-elf-gcc),riscv32)
 
 .PHONY: board boards-all boards-test size cm-count $(BOARD_NAMES:%=board-%) $(BOARD_NAMES:%=board-test-%)
 boards-all: $(BOARDS_AVAILABLE:%=board-test-%)

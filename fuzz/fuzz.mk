@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # fuzz/fuzz.mk — fuzzing, the verifier differential and valgrind.
 # Included from the top-level Makefile (`include fuzz/fuzz.mk`).
 #

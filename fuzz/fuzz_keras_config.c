@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_keras_config.c — libFuzzer harness for edgeq's Keras model-config
  * layer (keras_config.c + keras_shapes.c): the input is a config JSON, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_keras_zip.c — libFuzzer harness for the .keras zip layer: the input
  * is a zip archive, opened from memory with libzip; keras_zip.c's member

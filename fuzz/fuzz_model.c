@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_model.c — libFuzzer harness for the engine: any byte string is a
  * model file. Load it (verifier, records, prepare, planner) into an arena

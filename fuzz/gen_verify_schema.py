@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generate engine/src/verify_schema.h from the TFLite schema.
 
     python3 fuzz/gen_verify_schema.py ../shared/models/tflite_schema_flatc2.fbs \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keras_fake.h — a weight reader for the Keras harnesses that serves
  * variables described by the fuzz input instead of reading HDF5.

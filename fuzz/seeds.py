@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """fuzz/seeds.py SEEDDIR: seed corpora for the Keras harnesses.
 
 keras_config: the model config JSON of every fixture (.h5 attribute

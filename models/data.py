@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Datasets of the model zoo and their fixed train / held-out splits.
 
 Every split is by position, never random, so it is the same on any machine:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Quantize and measure the zoo; write the model cards and models/results.json.
 
     make models-eval        (= python3 models/evaluate.py [NAME...])

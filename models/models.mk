@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # models/models.mk — the model zoo (models/README.md). Included by the
 # top-level Makefile after boards/boards.mk; uses its CC, PYTHON, BUILD,
 # HOST_CFLAGS and the host classify from boards/host.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Train the zoo's models, deterministically, on CPU.
 
     python3 models/train.py [NAME...]        (default: every model)

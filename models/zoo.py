@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The zoo's catalogue and the helpers evaluate.py and tests/models share.
 
 Needs only numpy (and ai-edge-litert for litert_run): no TensorFlow.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bf16.c — float32 <-> bfloat16 (see bf16.h).
  */

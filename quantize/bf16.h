@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bf16.h — float32 -> bfloat16 for the host tools (the quantizer's bf16
  * weights), rounding as ml_dtypes and TensorFlow do.

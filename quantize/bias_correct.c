@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bias_correct.c — fold the mean effect of bf16-rounded filters into the
  * float32 biases (see bias_correct.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bias_correct.h — bias correction for bf16 filters (Nagel et al. 2019,
  * "Data-Free Quantization", the empirical variant).

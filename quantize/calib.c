@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * calib.c — activation ranges over the calibration set (see calib.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * calib.h — activation ranges: run the float graph over the calibration set
  * and record, for every node's output, the float range its int8 tensor must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * calib_data.c — read the calibration set (see calib_data.h).
  */

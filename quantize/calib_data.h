@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * calib_data.h — the calibration set: what `--calib FILE|DIR` names, read
  * into float32 samples shaped like the model's inputs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_export.c — `edgeq export --c FILE`: a file as a C array, for firmware
  * that runs a model straight from flash.

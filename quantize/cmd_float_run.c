@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_float_run.c — `edgeq float-run`: run a Keras model on edgeq's float
  * executor (after the graph passes, unless --no-passes), and optionally

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_inspect.c — `edgeq inspect`: what the engine makes of a model (its
  * tensors, operators and arena plan), or the dtype and shape of an .npy.

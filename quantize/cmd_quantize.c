@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_quantize.c — the main job: `edgeq model.h5 out.tflite [options]`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_run.c — `edgeq run`: run a .tflite model on the engine with inputs
  * from files, write its outputs, time it and profile it per op.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * edgeq_main.c — the edgeq command line: dispatch to a command, plus the
  * message, option and JSON helpers every command shares.

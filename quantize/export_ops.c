@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * export_ops.c — `edgeq export --ops model.tflite...`: the header that builds
  * the engine with only the ops these models use (engine/src/ops/registry.c,

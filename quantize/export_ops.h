@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * export_ops.h — the op-selection header for firmware (`edgeq export --ops`).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fbb.c — the FlatBuffers builder (see fbb.h).
  */

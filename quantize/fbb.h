@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fbb.h — a small FlatBuffers builder, enough to write a .tflite file.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * file_util.h — whole-file reads and all-or-nothing writes for the host
  * tool.

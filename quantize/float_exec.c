@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * float_exec.c — float32 reference executor of the graph IR (see
  * float_exec.h for the semantics of each op).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * float_exec.h — edgeq's float32 reference executor of the graph IR.
  *

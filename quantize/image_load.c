@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * image_load.c — PNG, BMP and PGM/PPM decoders for calibration images, and
  * the conversion of an image into a model input sample (see image_load.h).

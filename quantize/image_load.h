@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * image_load.h — the image decoders of the calibration reader: PNG, BMP
  * and PGM/PPM, from bytes in memory, plus the conversion of a decoded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ir.h — edgeq's float graph: what the Keras loaders produce and what the
  * passes, the float executor, calibration, quantization and the TFLite

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keras_config.c — a Keras model config (JSON) to edgeq graph nodes.
  *

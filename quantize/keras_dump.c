@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keras_dump.c — `edgeq keras-dump`: load a Keras model and show the float
  * graph the quantizer would start from. For checking the loader against

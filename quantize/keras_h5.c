@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keras_h5.c — HDF5 helpers, and the legacy HDF5 format written by
  * model.save("x.h5") in Keras 2 (2.0 to 2.21) and Keras 3.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keras_internal.h — what the Keras loader's files share (not a public
  * API: see keras_load.h).

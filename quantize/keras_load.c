@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keras_load.c — edgeq_keras_load: tell the format by the file's first
  * bytes (file names lie: a ".keras" may be HDF5 and a ".h5" a zip), hand

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keras_load.h — read a Keras model file into edgeq's float graph (ir.h).
  *

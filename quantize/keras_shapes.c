@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keras_shapes.c — the output shape of each node, as Keras computes it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * keras_zip.c — Keras 3 `.keras` archives: a zip holding config.json (the
  * model config), metadata.json (keras_version) and model.weights.h5.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lower.c — calibrated float graph -> int8 TFLite operators (see lower.h).
  */

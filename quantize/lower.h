@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lower.h — from the calibrated float graph to int8 TFLite operators.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * npy.c — see npy.h. Format reference: numpy/lib/format.py (NEP 1):
  * "\x93NUMPY", major, minor, a little-endian header length (uint16 in 1.0,

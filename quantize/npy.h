@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * npy.h — NumPy .npy files (format versions 1.0, 2.0 and 3.0).
  *

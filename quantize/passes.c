@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * passes.c — graph rewrites between loading and calibration (see passes.h).
  *

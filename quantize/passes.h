@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * passes.h — graph rewrites between loading and calibration.
  *

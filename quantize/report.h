@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report.h — what `edgeq model.h5 out.tflite` tells about its result, in
  * the manner of the Edge TPU compiler's log: on stdout, and as JSON with

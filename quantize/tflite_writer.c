@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tflite_writer.c — edgeq_qmodel -> .tflite bytes (see tflite_writer.h).
  */

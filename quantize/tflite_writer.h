@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tflite_writer.h — an edgeq_qmodel (lower.h) as a standard .tflite file.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Turn an 8-bit grayscale BMP into raw tensor bytes (top-down rows).
 
 person_detect's sample images store the int8 input values as the pixel

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The shape the design asks for (docs/contributing.md), counted.
 
     python3 tools/check_layering.py [--build build] [--json]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """engine_text.py — the engine code a linked program carries, from its GNU
 ld map (-Wl,-Map): the .text input sections the map lists from libedge.a's
 members and from an op registry object linked beside it (registry.o), after

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Regenerate engine/src/ops/builtin_names.inc from the TFLite schema.
 
 usage: tools/gen_builtin_names.py ../shared/models/tflite_schema.fbs
@@ -13,6 +14,7 @@ pairs = [(n, int(v)) for n, v in re.findall(r"([A-Z_0-9]+)\s*=\s*(-?\d+)", body)
 names = ["0"] * (max(v for _, v in pairs) + 1)
 for n, v in pairs:
     names[v] = '"%s"' % n
-out = "/* Generated from tflite_schema.fbs (enum BuiltinOperator) by tools/gen_builtin_names.py. */\n"
+out = "/* SPDX-License-Identifier: Apache-2.0 */\n"
+out += "/* Generated from tflite_schema.fbs (enum BuiltinOperator) by tools/gen_builtin_names.py. */\n"
 out += "    " + ",\n    ".join(names) + "\n"
 open("engine/src/ops/builtin_names.inc", "w").write(out)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Turn a float32 .tflite into a bfloat16 one (TensorType BFLOAT16 = 18).
 
 The file contract edgeq's engine runs (and `edgeq quantize --dtype bf16`

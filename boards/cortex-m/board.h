@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * board.h — what a Cortex-M board gives the firmware: a console, an exit
  * status, a cycle counter. Implemented in console.c (+ startup.c).

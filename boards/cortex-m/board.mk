@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boards/cortex-m/board.mk — bare-metal firmware for QEMU's Arm MPS2/MPS3
 # boards, built with arm-none-eabi-gcc and newlib-nano (which only supplies
 # memcpy/memset and libgcc's soft double; nothing allocates or prints

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * console.c — board.h for the Cortex-M boards: semihosting or UART
  * console, a small printf, exit status through semihosting, DWT cycles.

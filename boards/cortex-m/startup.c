@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * startup.c — reset and fault entry for the Cortex-M boards (QEMU MPS2
  * an386 / an500, MPS3 an547), linked with ld/sections.ld.

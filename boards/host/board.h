@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * board.h — the host "board": the same console interface as
  * boards/cortex-m/board.h on top of stdio, so examples/firmware also builds

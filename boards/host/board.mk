@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boards/host/board.mk — the development machine as a board: classify
 # (fake GPIO only), the firmware example on stdio (its output is what the
 # Cortex-M runs must reproduce) and the test tools, all linked with the top

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * console.c — board.h on the host (stdio). The firmware's main() takes no
  * arguments, as on a microcontroller; this file owns the process's main()

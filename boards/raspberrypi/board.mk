@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boards/raspberrypi/board.mk — Raspberry Pi OS / Debian userland, cross
 # built with Debian's cross compilers, systolic kernel on NEON.
 #

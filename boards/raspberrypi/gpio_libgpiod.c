@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpio_libgpiod.c — classify's GPIO backend (examples/classify/gpio.h) on
  * a Linux GPIO character device through libgpiod's v1 API (1.6.x: Debian

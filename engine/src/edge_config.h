@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * edge_config.h — the engine's build options (set with -D when building
  * libedge; every engine file that depends on one includes this header).

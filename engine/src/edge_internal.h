@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * edge_internal.h — what the engine's modules share: the runtime records of
  * tensors and operators, the operator interface, and small helpers.

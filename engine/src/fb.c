@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fb.c — bounds-checked FlatBuffers field access (see fb.h).
  */

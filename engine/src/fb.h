@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fb.h — a zero-copy FlatBuffers reader in freestanding C.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * model.c — loading a TFLite model into a caller's arena: verify, build the
  * tensor and operator records, prepare every op, plan, and run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * model.h — TFLite schema field ids the engine reads, and the loader's
  * internal entry points (verify.c, plan.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * op_ctx.c — what operators use to read their operands and options.
  */

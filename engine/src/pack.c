@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pack.c — packed weights (edge_model_pack, edge.h): the constants some
  * kernels would lay out on every invoke, laid out once in a caller buffer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * quant.c — TFLite's fixed-point requantization rules (see quant.h).
  * The per-element primitives are inline in quant.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * quant.h — TFLite's fixed-point quantization arithmetic, bit for bit.
  *

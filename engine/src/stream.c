@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stream.c — the streaming-output declarations of edge_internal.h: how far
  * an op's output may overlap an input that dies at it, and the limit D for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * util.c — freestanding helpers: memory copies, the error formatter, names.
  */

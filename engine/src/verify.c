@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * verify.c — structural verification of a TFLite flatbuffer before any of
  * it is used: every table header, vector and string the engine reads lies

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * classify.c — classify an image with a TFLite model on the edgeq engine,
  * optionally lighting a GPIO line per class and waiting for a button.

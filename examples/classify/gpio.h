@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpio.h — the little GPIO that classify needs: a few output lines (LEDs,
  * one per class) and one input line (a button), behind a backend table so

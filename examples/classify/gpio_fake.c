@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpio_fake.c — a GPIO backend with no hardware (see gpio.h), and the
  * backend chooser. Tests drive classify's LED and button logic through it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * image.c — PGM/PPM/BMP decoding and bilinear resizing (see image.h).
  * Every field read from a file is range-checked before it is used: sizes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * image.h — the few image formats a camera script or an editor writes
  * (PGM, PPM, BMP), decoded to 8-bit gray or RGB, and bilinear resizing.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * no_model.c — empty stand-ins for the arrays `edgeq export --c` makes, so
  * the firmware links with no model: `make size` uses that image to measure

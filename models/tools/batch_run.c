@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * batch_run.c — run a one-input model on the edgeq engine over a batch:
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Helpers for the board tests: builds, and QEMU runners.
 
 The boards are built by make (boards/boards.mk): `board-test-<board>`
@@ -10,6 +11,9 @@ Runners:
                 CPU model (-cpu), the Debian cross sysroot (-L)
   cortex-m      qemu-system-arm with semihosting on stdout; the firmware's
                 exit status comes back as QEMU's
+  riscv32       qemu-system-riscv32 -M virt: UART on stdout, exit status
+                through the SiFive test device, -append as the device
+                tree's bootargs
 """
 
 import os
@@ -48,6 +52,8 @@ PACKAGES = {
     "qemu-aarch64": "qemu-user",
     "qemu-arm": "qemu-user",
     "qemu-system-arm": "qemu-system-arm",
+    "riscv64-unknown-elf-gcc": "gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf",
+    "qemu-system-riscv32": "qemu-system-misc",
 }
 
 # Cortex-M boards: QEMU machine.
@@ -55,6 +61,13 @@ CORTEX_M = {
     "cortex-m4": "mps2-an386",
     "cortex-m7": "mps2-an500",
     "cortex-m55": "mps3-an547",
+}
+
+# RISC-V configurations: build directory (under build/) and QEMU CPU, with
+# the extensions the build does not use turned off so that they trap.
+RISCV32 = {
+    "riscv32": dict(dir="riscv32", cpu="rv32,a=off,f=off,d=off"),
+    "riscv32-f": dict(dir="riscv32/f", cpu="rv32,a=off,d=off"),
 }
 
 _built = {}
@@ -117,6 +130,15 @@ def cortex_m_cmd(board, elf, append=None):
     return cmd
 
 
+def riscv32_cmd(config, elf, append=None):
+    c = RISCV32[config]
+    cmd = ["qemu-system-riscv32", "-M", "virt", "-cpu", c["cpu"], "-bios", "none", "-nographic",
+           "-monitor", "none", "-kernel", os.path.join(BUILD, c["dir"], elf)]
+    if append is not None:
+        cmd += ["-append", append]
+    return cmd
+
+
 def host_board():
     """The host board: classify, the firmware on stdio, the test tools, and
     the engine CLI (build/edgeq), which `make board-test-host` needs anyway."""
@@ -137,3 +159,10 @@ def cortex_m_board(board):
     require_tools("arm-none-eabi-gcc", "qemu-system-arm")
     require_models()
     build_board(board)
+
+
+def riscv32_board():
+    """Both RISC-V configurations (their firmware for the zoo's mnist needs
+    nothing from ../shared)."""
+    require_tools("riscv64-unknown-elf-gcc", "qemu-system-riscv32")
+    build_board("riscv32")

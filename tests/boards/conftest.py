@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Fixtures for the board tests (helpers in boardlib.py: a module name of
 its own, so it never clashes with another test folder's conftest)."""
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run_model.c — the smallest model runner, for comparing a board build of
  * the engine with the host build on the same inputs (tests/boards):

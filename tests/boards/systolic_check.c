@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * systolic_check.c — the systolic kernel of one build (portable, NEON, DSP
  * or MVE) against straightforward reference loops, on the board itself:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """examples/classify on the host: image formats, resizing, the pixel
 mapping, and its errors. The images are made here from person_detect's
 person.bmp, whose stored bytes are the int8 input values (pixel = value +

@@ -1,7 +1,9 @@
+# SPDX-License-Identifier: Apache-2.0
 """Cortex-M firmware under qemu-system-arm: mps2-an386 (M4, DSP kernel),
 mps2-an500 (M7, DSP) and mps3-an547 (M55, MVE).
 
-- the firmware for each MLPerf Tiny model (KWS, VWW, IC) exits 0 and prints
+- the firmware for each MLPerf Tiny model (KWS, VWW, IC) and the zoo's
+  mnist_cnn exits 0 and prints
   the host engine's answers: every output byte and the top class equal to
   the same firmware built for the host, whose output bytes are in turn those
   of `edgeq run` on the same sample;
@@ -19,11 +21,12 @@ import pytest
 
 from boardlib import BUILD, CORTEX_M, MODELS, REPO, cortex_m_board, cortex_m_cmd, make_cmd, run
 
-MODELS_FW = ["kws", "vww", "ic"]
+MODELS_FW = ["mnist", "kws", "vww", "ic"]
 MLPERF = {m: os.path.join(MODELS, "mlcommons-tiny", "models", sub) for m, sub in [
     ("kws", "keyword_spotting/kws_ref_model.tflite"),
     ("vww", "visual_wake_words/vww_96_int8.tflite"),
     ("ic", "image_classification/pretrainedResnet_quant.tflite")]}
+MLPERF["mnist"] = os.path.join(REPO, "models", "mnist_cnn", "mnist_cnn_int8.tflite")  # the zoo's
 KERNEL = {"cortex-m4": "dsp", "cortex-m7": "dsp", "cortex-m55": "mve"}
 BOARDS = sorted(CORTEX_M)
 
@@ -106,8 +109,9 @@ def test_make_size():
         f = line.split()
         if f and f[0].startswith("firmware-") and len(f) == 7:
             rows[f[0]] = [int(x) for x in f[1:]]
-    assert set(rows) == {"firmware-none", "firmware-kws", "firmware-vww", "firmware-ic"}, r.stdout
-    model_bytes = {"kws": 53936, "vww": 333288, "ic": 98496}
+    assert set(rows) == {"firmware-none", "firmware-mnist", "firmware-kws", "firmware-vww",
+                         "firmware-ic"}, r.stdout
+    model_bytes = {"mnist": 19280, "kws": 53936, "vww": 333288, "ic": 98496}
     for m, n in model_bytes.items():
         # flash holds the model, and less engine than firmware-none's every
         # op (each firmware links only its model's ops); RAM grows by the arena

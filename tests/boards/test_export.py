@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`edgeq export --c`: a file as an aligned C array (+ optionally the arena
 the model needs), compiled and checked byte for byte by a C program; and
 `edgeq export --ops`: the op-selection header, checked against LiteRT's

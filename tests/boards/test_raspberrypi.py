@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Raspberry Pi builds under qemu-user, against the host build.
 
 - classify on person_detect: person.bmp -> person, no_person.bmp -> no

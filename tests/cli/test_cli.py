@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Behaviour of the edgeq command line: help, version, exit codes, file
 errors, .npy parsing, input/output checks and all-or-nothing outputs.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures for the conformance tests.
 
 Binaries: $EDGEQ (default build/edgeq) must exist: it is built by `make`

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Float comparison for the float32 / bfloat16 engine paths.
 
 The float engine is checked against the oracle (ai_edge_litert BUILTIN_REF)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generate the float per-op fixtures in tests/fixtures/ops_float/.
 
 Run by hand (not in CI): needs tensorflow-cpu (tests/requirements-gen.txt).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generate the per-op conformance fixtures in tests/fixtures/ops/.
 
 Run by hand (not in CI): it needs tensorflow-cpu and keras

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """graph_builder.py — one-op TFLite graphs written with the schema's object
 API (tflite_micro's schema_py_generated), for tests that need a type or an
 op the TF converter does not produce."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Oracle and engine runners for the conformance tests.
 
 The oracle is the official interpreter, `ai_edge_litert`, with the reference

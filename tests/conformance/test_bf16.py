@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """bfloat16 models on the engine, checked against the official interpreter.
 
 ai_edge_litert does not run BFLOAT16 tensors, so each bf16 model is made

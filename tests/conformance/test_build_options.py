@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The engine's build options (engine/src/edge_config.h), each build run
 against the reference interpreter (tests/boards/run_model.c on the engine
 sources, compiled here):

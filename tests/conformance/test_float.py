@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The float32 engine path on the real float models in ../shared/models.
 
 Every model whose activations are all FLOAT32 (found by reading the model,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Conformance on the real models in ../shared/models (made by others).
 
 For every int8/uint8 model whose ops are all in the engine's list (found by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Per-op conformance on the generated fixtures (tests/fixtures/ops).
 
 Each fixture in MANIFEST.json is a single-op (or tiny) model made by the

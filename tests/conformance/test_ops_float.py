@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Per-op conformance of the float32 engine path on the generated float
 fixtures (tests/fixtures/ops_float, made by gen_float_op_models.py with the
 official converter, no quantization).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A uint8 ADD whose output the file declares FLOAT32 (as LiteRT's
 add_quantized test model does), read by an op that has a float twin
 (SOFTMAX, AVERAGE_POOL_2D, MAX_POOL_2D, another ADD, RELU). The loader

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """One-op graphs the TF converter does not make, built here with the TFLite
 schema and checked bit-exact against the reference kernels: the uint8
 paths (as TFLite's legacy quantized models carry them: pools, ADD/SUB, MUL,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * engine_verify.c — the engine's side of the verifier differential:
  * prints "<0|1> FILE" per file, 1 when edge_verify_model (the structural

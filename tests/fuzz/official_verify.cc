@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // official_verify.cc — the official FlatBuffers verifier for TFLite models,
 // built from flatc's C++ for ../shared/models/tflite_schema_flatc2.fbs (the
 // same schema as tflite_schema.fbs with the `deprecated` attribute dropped

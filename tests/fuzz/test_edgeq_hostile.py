@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """edgeq on hostile input and hostile conditions (issue 8).
 
 * Keras files that are damaged in ways the fixtures do not cover:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Hostile input (issue 8): the regression corpus and the verifier
 differential.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The test suite under valgrind (issue 8): the cmocka unit tests and a set
 of edgeq invocations (run, inspect, export, keras-dump, float-run, quantize
 from .h5 and .keras, refused models, the regression corpus) with

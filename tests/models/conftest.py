@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Fixtures for the model zoo's tests (models/, models/README.md)."""
 
 import os

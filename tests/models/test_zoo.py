@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The model zoo (models/): the quick start, the committed int8 files and
 the figures on the model cards.
 

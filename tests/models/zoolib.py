@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Helpers for the zoo's tests: a module name of its own (every test folder
 has a conftest.py, so `from conftest import` could get another folder's)."""
 

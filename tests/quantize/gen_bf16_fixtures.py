@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generate the bf16 writer's fixtures in tests/fixtures/bf16/ (committed).
 
     python3 tests/quantize/gen_bf16_fixtures.py      # needs tests/requirements-gen.txt

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generate the float-executor fixtures in tests/fixtures/float_exec/ (committed).
 
     python3 tests/quantize/gen_float_fixtures.py     # needs tests/requirements-gen.txt

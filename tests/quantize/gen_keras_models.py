@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generate the Keras test models in tests/fixtures/keras/ (committed).
 
     python3 tests/quantize/gen_keras_models.py            # needs tests/requirements-gen.txt

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Reference outputs for test_quantize.py (committed in tests/fixtures/quantize/).
 
     python3 tests/quantize/gen_quantize_refs.py      # needs tests/requirements-gen.txt

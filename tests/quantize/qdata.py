@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Calibration and evaluation data for quantizing the shared MLPerf Tiny
 models (../shared/models/mlcommons-tiny), made from shared files only, so
 that CI (numpy, no TensorFlow) and the reference generator

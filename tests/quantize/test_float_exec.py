@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """edgeq's float executor, graph passes and calibration, through `edgeq float-run`.
 
 Oracles, all usable in CI (numpy + ai-edge-litert, no TensorFlow):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Keras loader (quantize/keras_*.c), through `edgeq keras-dump`.
 
 What is checked, with numpy only (CI):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`edgeq model.h5 out.tflite`: quantizing Keras models to int8 TFLite.
 
 What is checked, with numpy + ai-edge-litert + tflite-micro only (CI):

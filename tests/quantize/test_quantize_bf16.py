@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`edgeq model.h5 out.tflite --dtype bf16|f32` (issue 7): float files.
 
 What is checked, and against what (all usable in CI: numpy, ml_dtypes,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Write tests/unit/bf16_table.h: float32 bit patterns and the bfloat16 bits
 ml_dtypes rounds them to (nearest even), for test_bf16.c. Covers zeros,
 infinities, NaNs, the largest floats (which round to infinity), exact ties

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * shared_models.h — unit-test helpers: find ../shared/models and read a
  * model into 16-byte-aligned memory.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_addsub_x86.c — the x86 vector 8-bit ADD / SUB (AVX-512 and AVX2,
  * picked at run time) against TFLite's scalar arithmetic written out here

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_bf16.c — the engine's float32 <-> bfloat16 conversions (kernels/
  * bf16.h) against a table ml_dtypes made (bf16_table.h, from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_depthwise_x86.c — the AVX2 depthwise kernel against the portable one
  * (depthwise.c, which the conformance suite checks against TFLite's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_misuse.c — API misuse gets error codes, not undefined behaviour
  * (issue 8): every entry point of edge.h with NULL pointers, indices out of

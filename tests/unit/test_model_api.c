@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_model_api.c — the engine's contract with its caller: misuse gets
  * error codes, the arena size it reports is exact, and the planner never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_requant_lanes_x86.c — requant_lanes_x86.h's per-lane requantization
  * (both its general form and its fast form: no left shift, right 1..23,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_systolic.c — the systolic GEMM and the depthwise vector kernel
  * against straightforward transcriptions of TFLite's reference loops:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_systolic_f.c — the float / bf16 systolic GEMM against the reference
  * float loop written out directly (products summed in k order in fp32, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_systolic_x86.c — the x86 SIMD kernels (AVX-512 VNNI and AVX2, picked
  * at run time) against the portable systolic_gemm, which test_systolic.c

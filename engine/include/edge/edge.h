@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * edge.h — the whole public API of libedge, the edgeq inference engine.
  *

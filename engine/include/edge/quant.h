@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * quant.h — the part of TFLite's quantization arithmetic that edgeq shares
  * with the engine: multipliers and rounding, bit for bit as the reference

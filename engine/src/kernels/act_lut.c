@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * act_lut.c — LOGISTIC/TANH lookup tables and the float exp/tanh they need
  * (see act_lut.h for why these reproduce glibc bit for bit).

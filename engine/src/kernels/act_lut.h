@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * act_lut.h — 8-bit lookup tables for LOGISTIC and TANH, and the float
  * exp/tanh they are built from.

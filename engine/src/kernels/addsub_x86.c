@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * addsub_x86.c — 8-bit ADD / SUB with AVX-512 or AVX2 (see addsub_x86.h).
  * Bit-exact with add_sub.c's scalar add_general.

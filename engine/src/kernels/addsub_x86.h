@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * addsub_x86.h — the 8-bit requantizing ADD / SUB (TFLite's
  * reference_integer_ops::Add / reference_ops::Sub arithmetic) with AVX-512

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bf16.h — bfloat16 <-> float32, freestanding.
  *

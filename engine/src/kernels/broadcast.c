@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * broadcast.c — the broadcasting plan and walker (see broadcast.h).
  *

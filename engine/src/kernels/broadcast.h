@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * broadcast.h — NumPy-style broadcasting of two operands for the
  * elementwise binary ops (ADD, SUB, MUL), as TFLite's BroadcastAdd6DSlow /

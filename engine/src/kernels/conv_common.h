@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conv_common.h — output size and padding of windowed ops, as TFLite
  * computes them (ComputePaddingHeightWidth / ComputeOutSize), so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conv_first_x86.c — CONV_2D with few input channels (first layers: RGB,
  * grey images, spectrograms) on AVX2, bit-exact with the systolic kernel.
@@ -118,7 +119,7 @@ AVX2_FN void systolic_x86_conv_first_avx2(const systolic_x86_conv *g, int32_t ou
                                           const systolic_params *sp, const int32_t *bias, const int8_t *img,
                                           const int8_t *filt, int8_t *out) {
     const first_geom f = geometry(g);
-    _Alignas(32) uint8_t stack[FIRST_STACK_MAX];
+    uint8_t stack[FIRST_STACK_MAX] __attribute__((aligned(32)));
     int16_t *slots = (int16_t *)(void *)stack;
     int32_t *wp = (int32_t *)(void *)(slots + (int64_t)g->k_h * f.slot_len + ((g->k_h * f.slot_len) & 1));
     lanes_rq *rq = (lanes_rq *)(void *)(wp + (int64_t)g->k_h * f.pairs * out_c);

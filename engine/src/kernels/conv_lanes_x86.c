@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conv_lanes_x86.c — CONV_2D on AVX2 with output channels across lanes,
  * bit-exact with the systolic kernel.
@@ -228,7 +229,7 @@ AVX2_FN void systolic_x86_conv_lanes_run(const systolic_x86_conv *g, int32_t out
 
 void systolic_x86_conv_lanes_avx2(const systolic_x86_conv *g, int32_t out_h, int32_t out_c, const systolic_params *sp,
                                   const int8_t *img, const int8_t *filt, int8_t *out) {
-    _Alignas(32) uint8_t state[SYSTOLIC_X86_LANES_STATE];
+    uint8_t state[SYSTOLIC_X86_LANES_STATE] __attribute__((aligned(32)));
     systolic_x86_conv_lanes_prepare(g, out_c, sp, filt, state);
     systolic_x86_conv_lanes_run(g, out_h, out_c, state, img, out);
 }

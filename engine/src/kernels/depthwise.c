@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * depthwise.c — portable C depthwise convolution (see depthwise.h).
  *

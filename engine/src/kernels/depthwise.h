@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * depthwise.h — the depthwise-convolution vector kernel (a sibling of the
  * systolic array: one MAC lane per channel, no reduction across channels).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * depthwise_dsp.c — the int8 depthwise kernel with the Cortex-M DSP
  * extension (M4, M7, M33, M55 built with EDGE_SYSTOLIC_DSP), bit-exact with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * depthwise_x86.c — the int8 depthwise kernel with AVX2, bit-exact with
  * depthwise.c (the same int32 sums, the same requantization).
@@ -303,7 +304,7 @@ AVX2_FN int depthwise_s8_avx2(const depthwise_params *pin, const int8_t *in, con
     const dwx_geom g = geometry(p);
     if (stack_need(p, &g) > DWX_STACK_MAX) return 0;
     if (p->in_c == 1 && p->depth_mult % 8 == 0 && g.entries + p->dil_w > DWX_MAX_ROW1) return 0;
-    _Alignas(32) uint8_t stack[DWX_STACK_MAX];
+    uint8_t stack[DWX_STACK_MAX] __attribute__((aligned(32)));
     int16_t *slots = (int16_t *)(void *)stack;
     int16_t *wp = slots + (int64_t)p->k_h * g.slot_bytes / 2;
     lanes_rq *rq = (lanes_rq *)(void *)(wp + (int64_t)p->k_h * g.pairs * c * 2);

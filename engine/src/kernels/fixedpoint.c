@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fixedpoint.c — gemmlowp's fixed-point math in C (see fixedpoint.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fixedpoint.h — gemmlowp's fixed-point primitives in C, as TFLite's
  * reference kernels use them (softmax, logistic, tanh, hard-swish).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool.h — 2-D average and max pooling over NHWC tensors, bit for bit as
  * TFLite's reference kernels (reference_integer_ops::AveragePool / MaxPool

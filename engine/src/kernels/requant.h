@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * requant.h — TFLite's MultiplyByQuantizedMultiplier in a branch-free form
  * for the kernels' output loops, bit-exact with edge_mbqm (quant.h) for every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * requant_dsp.h — requant.h's edge_rq_apply in four Cortex-M DSP
  * instructions (ADD, SUB, SMMLAR, ASR) for the multipliers convolutions

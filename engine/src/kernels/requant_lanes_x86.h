@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * requant_lanes_x86.h — requantization with one output channel per int32
  * lane (AVX2), for the x86 kernels whose vectors run across channels: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * systolic.c — portable C model of the systolic array (see systolic.h).
  *

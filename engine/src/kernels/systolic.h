@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * systolic.h — the one fixed-function primitive the MAC-heavy ops lower to.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * systolic_avx2.c — the int8 systolic kernel's AVX2 panel GEMM (see
  * systolic_x86.h), for x86-64 hosts without AVX-512 VNNI.

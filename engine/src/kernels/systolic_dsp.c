@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * systolic_dsp.c — the systolic array's int8 inner tile with the Cortex-M
  * DSP extension (M4, M7, M33, M55): SXTB16 + SMLAD.

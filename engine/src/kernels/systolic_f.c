@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * systolic_f.c — portable float / bf16 GEMM (see systolic_f.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * systolic_f.h — the float / bfloat16 variant of the systolic kernel (see
  * systolic.h for the int8 one): the same weight-stationary GEMM interface,

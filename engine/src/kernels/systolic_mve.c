@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * systolic_mve.c — the systolic array's int8 inner tile on Cortex-M
  * Helium (MVE: Cortex-M55, M85).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * systolic_neon.c — the systolic array's int8 inner tile on Arm NEON
  * (Raspberry Pi: aarch64, and 32-bit armhf with -mfpu=neon*).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * systolic_x86.c — the int8 systolic kernel with AVX-512 VNNI (see
  * systolic_x86.h). Bit-exact with systolic.c: the same int32 wrap-around

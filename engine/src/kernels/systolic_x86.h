@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * systolic_x86.h — x86-64 SIMD variants of the int8 systolic kernel, chosen
  * at run time (cpuid) and recorded in each op's params at prepare: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * transpose_x86.h — the 16 x 16 byte transpose the x86 panel kernels use
  * to turn per-channel results (one row per lane) back into rows. SSE2 only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * word.h — four bytes as one 32-bit word, from any address (unaligned
  * loads are fine on every target the engine has: x86-64, ARMv7-A/v8-A and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * add.c — ADD (BuiltinOperator 0): add_sub.c with the operands added.
  */

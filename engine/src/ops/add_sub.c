@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * add_sub.c — ADD (BuiltinOperator 0) and SUB (41): one implementation, the
  * second operand's rescaled value negated for SUB.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * add_sub.h — the shared implementation of ADD and SUB (add_sub.c).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * average_pool_2d.c — AVERAGE_POOL_2D (BuiltinOperator 1).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * binary_op.h — the operand checks ADD, SUB and MUL share: two inputs and
  * an output of one type (int8, uint8, int16 or float32), the output shape

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conv_2d.c — CONV_2D (BuiltinOperator 3), lowered to the systolic kernel.
  *
@@ -617,7 +618,7 @@ static void conv_rows(const void *state, int32_t r0, int32_t r1, uint8_t *dst) {
 
 static __attribute__((noinline)) edge_status fused_lanes_run(edge_op_ctx *c, rows_state *s) {
     const conv_params *p = s->p;
-    _Alignas(32) uint8_t ring[FUSED_X86_RING];
+    uint8_t ring[FUSED_X86_RING] __attribute__((aligned(32)));
     uint32_t rows = 0;
     const int32_t chunk = edge_fused_chunk(c, FUSED_X86_PIXELS, FUSED_X86_RING, &rows);
     if (chunk) return edge_fused_run(c, ring, rows, chunk, conv_rows, s);
@@ -627,7 +628,7 @@ static __attribute__((noinline)) edge_status fused_lanes_run(edge_op_ctx *c, row
 /* Unpacked: the weights re-laid into a state on this frame, once for all
  * the chunks (kept out of the packed path's stack). */
 static __attribute__((noinline)) edge_status fused_lanes_relaid(edge_op_ctx *c, rows_state *s) {
-    _Alignas(32) uint8_t state[SYSTOLIC_X86_LANES_STATE];
+    uint8_t state[SYSTOLIC_X86_LANES_STATE] __attribute__((aligned(32)));
     const conv_params *p = s->p;
     const systolic_x86_conv geom = x86_geom(p);
     systolic_params sp = p->sp;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conv_2d_f.c — CONV_2D's float twin: FLOAT32 / BFLOAT16 activations,
  * filters, bias and output (any mix), on the float systolic kernel

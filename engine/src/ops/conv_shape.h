@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * conv_shape.h — CONV_2D's and DEPTHWISE_CONV_2D's operand shapes and
  * options, checked once for the int8 ops and their float twins.

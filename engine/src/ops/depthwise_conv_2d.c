@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * depthwise_conv_2d.c — DEPTHWISE_CONV_2D (BuiltinOperator 4).
  *

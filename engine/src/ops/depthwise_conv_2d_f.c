@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * depthwise_conv_2d_f.c — DEPTHWISE_CONV_2D's float twin: FLOAT32 /
  * BFLOAT16 input, filter, bias and output (any mix), fp32 accumulation, as

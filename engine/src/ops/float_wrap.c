@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * float_wrap.c — BFLOAT16 operands for the ops whose float path is written
  * for FLOAT32 (ADD, SUB, MUL, pools, MEAN, SOFTMAX, activations, RESHAPE,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fully_connected.c — FULLY_CONNECTED (BuiltinOperator 9) on the systolic
  * kernel.

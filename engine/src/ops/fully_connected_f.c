@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fully_connected_f.c — FULLY_CONNECTED's float twin: FLOAT32 / BFLOAT16
  * input, weights, bias and output (any mix) on the float systolic kernel,

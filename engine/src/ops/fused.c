@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fused.c — fused pairs: a 1x1 stride-1 CONV_2D (the head) whose output X
  * only the next op, a DEPTHWISE_CONV_2D (the tail), reads. The head's eval

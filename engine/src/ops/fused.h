@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fused.h — what fused.c needs from DEPTHWISE_CONV_2D, the tail of a fused
  * pair (see edge_internal.h, "fused pair").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hard_swish.c — HARD_SWISH (BuiltinOperator 117): x * relu6(x + 3) / 6.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * leaky_relu.c — LEAKY_RELU (BuiltinOperator 98), option alpha.
  *

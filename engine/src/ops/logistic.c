@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * logistic.c — LOGISTIC (BuiltinOperator 14): 1 / (1 + exp(-x)).
  *

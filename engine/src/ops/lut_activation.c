@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lut_activation.c — the shared body of LOGISTIC (logistic.c) and TANH
  * (tanh.c); see those files for the TFLite behaviour each follows.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lut_activation.h — LOGISTIC and TANH share one body (lut_activation.c):
  * int8 / uint8 through a 256-entry table filled at prepare

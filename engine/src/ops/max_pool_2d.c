@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * max_pool_2d.c — MAX_POOL_2D (BuiltinOperator 17).
  *

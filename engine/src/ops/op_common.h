@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * op_common.h — what most ops' prepare and eval would otherwise each repeat:
  * the opening checks (operand counts, the operands that must be there, the

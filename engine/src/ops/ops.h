@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ops.h — every operator implementation the registry knows. One file per op
  * in this folder defines each `edge_op_<name>` (see edge_internal.h for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pad.c — PAD (BuiltinOperator 34) and PADV2 (60).
  *

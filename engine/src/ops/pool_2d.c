@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool_2d.c — what AVERAGE_POOL_2D and MAX_POOL_2D share: reading
  * Pool2DOptions, validating shapes and types, the padding and the fused

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pool_2d.h — the shared prepare of AVERAGE_POOL_2D and MAX_POOL_2D: int8,
  * uint8, int16 and float32 NHWC, SAME/VALID padding, any stride and filter,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * relu.c — RELU (BuiltinOperator 19), and the shared body of RELU6 (relu6.c).
  *

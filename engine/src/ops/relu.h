@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * relu.h — RELU and RELU6 share one body: RELU6 is RELU with an upper
  * bound at 6. relu.c also reads the quantization the requantizing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * relu6.c — RELU6 (BuiltinOperator 21).
  *

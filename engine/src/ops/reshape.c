@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reshape.c — RESHAPE (BuiltinOperator 22): a pure view of its input.
  *

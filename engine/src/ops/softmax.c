@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * softmax.c — SOFTMAX (BuiltinOperator 25) over the last dimension, option
  * beta.

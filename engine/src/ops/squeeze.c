@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * squeeze.c — SQUEEZE (BuiltinOperator 43): a pure view of its input.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * strided_slice.c — STRIDED_SLICE (BuiltinOperator 45).
  *

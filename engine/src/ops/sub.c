@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sub.c — SUB (BuiltinOperator 41): add_sub.c with the second operand
  * subtracted.

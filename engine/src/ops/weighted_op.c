@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * weighted_op.c — see weighted_op.h.
  */

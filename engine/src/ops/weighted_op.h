@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * weighted_op.h — the operand checks CONV_2D, DEPTHWISE_CONV_2D and
  * FULLY_CONNECTED share: input, weights, optional int32 bias and output,

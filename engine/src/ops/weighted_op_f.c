@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * weighted_op_f.c — see weighted_op_f.h.
  */

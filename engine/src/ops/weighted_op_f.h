@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * weighted_op_f.h — the operand checks the float twins of CONV_2D,
  * DEPTHWISE_CONV_2D and FULLY_CONNECTED share: input, weights, optional
