@@ -17,8 +17,8 @@ HOST_PKGS     = hdf5 libcjson libzip
 HOST_CFLAGS  += $(shell pkg-config --cflags $(HOST_PKGS))
 HOST_LDLIBS   = $(shell pkg-config --libs $(HOST_PKGS)) -lm
 
-ENGINE_SRC = $(wildcard engine/src/*.c engine/src/ops/*.c engine/src/kernels/*.c)
-ENGINE_HDR = $(wildcard engine/include/edge/*.h engine/src/*.h engine/src/ops/*.h engine/src/ops/*.inc engine/src/kernels/*.h)
+ENGINE_SRC = $(wildcard engine/src/*.c engine/src/ops/*.c engine/src/kernels/*.c engine/src/kernels/*/*.c)
+ENGINE_HDR = $(wildcard engine/include/edge/*.h engine/src/*.h engine/src/ops/*.h engine/src/ops/*.inc engine/src/kernels/*.h engine/src/kernels/*/*.h)
 TOOL_SRC   = $(wildcard quantize/*.c)
 TOOL_HDR   = $(wildcard quantize/*.h)
 UNIT_SRC   = $(wildcard tests/unit/test_*.c)

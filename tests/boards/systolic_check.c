@@ -33,7 +33,7 @@
 #include "kernels/systolic.h"
 #include "quant.h"
 #if defined(EDGE_SYSTOLIC_DSP)
-#include "kernels/requant_dsp.h"
+#include "kernels/cortex_m/requant_dsp.h"
 #endif
 
 #define MAX_M (3 * EDGE_SYSTOLIC_ROWS + 1)

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernels/addsub_x86.h"
+#include "kernels/x86/addsub_x86.h"
 #include "quant.h"
 
 #ifdef EDGE_SYSTOLIC_X86

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
-#include "kernels/systolic_x86.h"
+#include "kernels/x86/systolic_x86.h"
 #include "model.h"
 #include "shared_models.h"
 

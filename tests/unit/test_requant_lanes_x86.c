@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "kernels/requant.h"
-#include "kernels/requant_lanes_x86.h"
+#include "kernels/x86/requant_lanes_x86.h"
 #include "quant.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)

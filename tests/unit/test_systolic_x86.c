@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "kernels/systolic.h"
-#include "kernels/systolic_x86.h"
+#include "kernels/x86/systolic_x86.h"
 #include "quant.h"
 
 #ifdef EDGE_SYSTOLIC_X86

@@ -11,7 +11,7 @@
 #include "../edge_config.h"
 #include "../quant.h"
 #include "requant.h"
-#include "systolic_x86.h"
+#include "x86/systolic_x86.h"
 
 /* uint8 operands, when the engine is built with them (edge_internal.h). */
 #define SYS_U8(p) (EDGE_WITH_UINT8 && (p)->is_unsigned)

@@ -17,7 +17,7 @@
  * arithmetic). NumPy broadcasting up to 6 dimensions; fused RELU /
  * RELU_N1_TO_1 / RELU6.
  */
-#include "../kernels/addsub_x86.h"
+#include "../kernels/x86/addsub_x86.h"
 #include "../kernels/broadcast.h"
 #include "../kernels/requant.h"
 #include "../quant.h"

@@ -17,7 +17,7 @@
  */
 #include "../kernels/conv_common.h"
 #include "../kernels/systolic.h"
-#include "../kernels/systolic_x86.h"
+#include "../kernels/x86/systolic_x86.h"
 #include "../quant.h"
 #include "conv_shape.h"
 #include "weighted_op.h"

@@ -15,7 +15,7 @@
  * GetQuantizedConvolutionMultipler does; per-channel all in double).
  */
 #include "../kernels/systolic.h"
-#include "../kernels/systolic_x86.h"
+#include "../kernels/x86/systolic_x86.h"
 #include "../quant.h"
 #include "weighted_op.h"
 

@@ -7,9 +7,9 @@
  * activation 4 times. Sums run over k in order (no reassociation): the
  * results are those of TFLite's reference kernels.
  */
-#include "systolic_f.h"
+#include "../systolic_f.h"
 
-#include "bf16.h"
+#include "../bf16.h"
 
 #define TILE_C 4
 

@@ -10,9 +10,9 @@
 
 #include <immintrin.h>
 
-#include "requant.h"
+#include "../requant.h"
 #include "transpose_x86.h"
-#include "word.h"
+#include "../word.h"
 
 /* Without optimisation GCC defines some intrinsics (gathers, roundscale) as
  * macros whose own casts trip -Wsign-conversion in this file. */

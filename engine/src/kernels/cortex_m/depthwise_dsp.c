@@ -30,7 +30,7 @@
  * Stack: the ring (DWD_RING_WORDS words, 6 KiB) plus the weight and
  * constant tables and a chunk of sums, about 10 KiB in all.
  */
-#include "depthwise.h"
+#include "../depthwise.h"
 
 #if defined(EDGE_SYSTOLIC_DSP)
 
@@ -40,9 +40,9 @@
 
 #include <arm_acle.h>
 
-#include "requant.h"
+#include "../requant.h"
 #include "requant_dsp.h"
-#include "word.h"
+#include "../word.h"
 
 #define DWD_BLOCK 64        /* output channels at once */
 #define DWD_TAPS 9          /* filter taps at most */

@@ -7,9 +7,9 @@
  * channels are contiguous). Per channel the taps are visited in the
  * reference's order (rows, then columns), which keeps float sums identical.
  */
-#include "../edge_config.h"
-#include "../quant.h" /* edge_clamp_i32 */
-#include "pool.h"
+#include "../../edge_config.h"
+#include "../../quant.h" /* edge_clamp_i32 */
+#include "../pool.h"
 
 #define POOL_BLOCK 64
 

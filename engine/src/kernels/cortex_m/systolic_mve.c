@@ -13,7 +13,7 @@
  * are left out). The 32-bit accumulate wraps modulo 2^32 like the portable
  * tile's uint32 sums, so the results are bit-exact.
  */
-#include "systolic.h"
+#include "../systolic.h"
 
 #if defined(EDGE_SYSTOLIC_MVE)
 

@@ -25,9 +25,9 @@
 
 #include <immintrin.h>
 
-#include "requant.h"
+#include "../requant.h"
 #include "transpose_x86.h"
-#include "word.h"
+#include "../word.h"
 
 #define AVX2_FN __attribute__((target("avx2")))
 #define INLINE_AVX2 static inline __attribute__((always_inline, target("avx2")))

@@ -9,7 +9,7 @@
 
 #include <immintrin.h>
 
-#include "../quant.h"
+#include "../../quant.h"
 
 #if defined(__GNUC__) && !defined(__OPTIMIZE__)
 #pragma GCC diagnostic ignored "-Wsign-conversion"

@@ -28,7 +28,7 @@
 #ifndef EDGE_KERNELS_SYSTOLIC_X86_H
 #define EDGE_KERNELS_SYSTOLIC_X86_H
 
-#include "systolic.h"
+#include "../systolic.h"
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(EDGE_NO_X86_SIMD)
 #define EDGE_SYSTOLIC_X86 1

@@ -23,7 +23,7 @@
  * on the stack (host builds only: the memory plan stays the same on every
  * target); shapes whose slots would not fit run the portable kernel.
  */
-#include "depthwise.h"
+#include "../depthwise.h"
 #include "requant_lanes_x86.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -8,9 +8,9 @@
  * and contraction into hardware fused multiply-adds is switched off: a
  * compiler-made FMA would round differently from the reference.
  */
-#include "act_lut.h"
+#include "../act_lut.h"
 
-#include "../quant.h"
+#include "../../quant.h"
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF

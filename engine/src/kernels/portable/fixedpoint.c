@@ -6,9 +6,9 @@
  * exp(-2^k) barrel-shifter multipliers, 48/17 and -32/17 for the
  * Newton-Raphson division); changing any of them breaks bit exactness.
  */
-#include "fixedpoint.h"
+#include "../fixedpoint.h"
 
-#include "../quant.h"
+#include "../../quant.h"
 
 int edge_fp_clz32(uint32_t x) {
     if (!x) return 32;

@@ -24,7 +24,7 @@
 #ifdef EDGE_SYSTOLIC_X86
 
 #include "requant_lanes_x86.h"
-#include "word.h"
+#include "../word.h"
 
 #define AVX2_FN __attribute__((target("avx2")))
 #define INLINE_AVX2 static inline __attribute__((always_inline, target("avx2")))

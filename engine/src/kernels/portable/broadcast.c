@@ -6,7 +6,7 @@
  * strides and extents are products in uint32, whose wrap is defined, so a
  * shape with a 0 extent (no elements, any other extents) is harmless.
  */
-#include "broadcast.h"
+#include "../broadcast.h"
 
 int edge_bcast_plan(edge_bcast *p, const int32_t *dims_a, int32_t rank_a, const int32_t *dims_b,
                     int32_t rank_b, const int32_t *dims_out, int32_t rank_out) {

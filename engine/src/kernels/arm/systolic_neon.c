@@ -15,7 +15,7 @@
  * Every lane and the final sums wrap modulo 2^32, which is exactly the
  * uint32 arithmetic of the portable tile, so the results are bit-exact.
  */
-#include "systolic.h"
+#include "../systolic.h"
 
 #if defined(EDGE_SYSTOLIC_NEON)
 

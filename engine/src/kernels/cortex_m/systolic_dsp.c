@@ -15,7 +15,7 @@
  * bit-exact. Each activation word is split once and used for four output
  * channels.
  */
-#include "systolic.h"
+#include "../systolic.h"
 
 #if defined(EDGE_SYSTOLIC_DSP)
 
@@ -26,7 +26,7 @@
 #include <arm_acle.h>
 
 #include "requant_dsp.h"
-#include "word.h"
+#include "../word.h"
 
 
 static inline int16x2_t even_s16(uint32_t v) { return __sxtb16((int8x4_t)v); }
