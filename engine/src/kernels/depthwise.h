@@ -43,6 +43,8 @@ void depthwise_conv(const depthwise_params *p, const void *input, const void *fi
 
 /* 1 when this CPU runs depthwise_x86.c's AVX2 kernel (x86 only; else 0). */
 int depthwise_avx2_usable(void);
+/* The family's choice for the `simd` field, at prepare. */
+static inline uint8_t edge_depthwise_s8_select(void) { return (uint8_t)depthwise_avx2_usable(); }
 /* The AVX2 kernel; returns 0 (having done nothing) for shapes it does not take. */
 int depthwise_s8_avx2(const depthwise_params *p, const int8_t *in, const int8_t *filt, int8_t *out);
 /* The Cortex-M DSP kernel (depthwise_dsp.c, EDGE_SYSTOLIC_DSP builds), likewise. */

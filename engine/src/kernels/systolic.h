@@ -42,6 +42,8 @@
 #ifndef EDGE_SYSTOLIC_COLS
 #define EDGE_SYSTOLIC_COLS 4
 #endif
+/* The rows one GEMM tile takes, under the name ops use. */
+#define SYSTOLIC_TILE_ROWS EDGE_SYSTOLIC_ROWS
 
 /* LiteRT's reference FULLY_CONNECTED (ai-edge-litert 2.x, BUILTIN_REF)
  * requantizes int8/uint8 with round(double(acc) * in_s * w_s / out_s);

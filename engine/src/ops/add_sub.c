@@ -17,8 +17,9 @@
  * arithmetic). NumPy broadcasting up to 6 dimensions; fused RELU /
  * RELU_N1_TO_1 / RELU6.
  */
-#include "../kernels/x86/addsub_x86.h"
 #include "../kernels/broadcast.h"
+#include "../kernels/dispatch.h"
+#include "../kernels/elementwise.h"
 #include "../kernels/requant.h"
 #include "../quant.h"
 #include "add_sub.h"
@@ -38,8 +39,8 @@ typedef struct add_params {
     int32_t type;
     int32_t pot; /* int16 power-of-two path: only in1_shift/in2_shift used */
     int32_t sub; /* 1: SUB */
-#ifdef EDGE_SYSTOLIC_X86
-    uint8_t x86; /* SYSTOLIC_X86_* for the 8-bit path, chosen at prepare */
+#if EDGE_KERNELS_RUNTIME
+    uint8_t simd; /* the 8-bit path's variant (edge_addsub_s8_select) */
 #endif
 } add_params;
 
@@ -110,10 +111,10 @@ static void add_lut_8(const add_params *p, const uint8_t *x, const uint8_t *y, u
     }
 }
 
-#ifdef EDGE_SYSTOLIC_X86
-/* The vector kernel's constants (built per run: the params stay small). */
-static addsub_x86_q x86_q(const add_params *p) {
-    addsub_x86_q q;
+#if EDGE_KERNELS_RUNTIME
+/* The family's constants (built per run: the params stay small). */
+static edge_addsub_params kernel_q(const add_params *p) {
+    edge_addsub_params q;
     q.off1 = p->in1_offset;
     q.off2 = p->in2_offset;
     q.out_off = p->out_offset;
@@ -132,14 +133,14 @@ static addsub_x86_q x86_q(const add_params *p) {
 }
 #endif
 
-/* The vector 8-bit path's share of a run (0 without one); the scalar
- * loop does the rest. */
-static int32_t row_x86(const add_params *p, const void *a, int32_t sa, const void *b, int32_t sb,
-                       void *out, int32_t n) {
-#ifdef EDGE_SYSTOLIC_X86
-    if (p->x86) {
-        const addsub_x86_q q = x86_q(p);
-        return (int32_t)addsub_x86_run(p->x86, &q, (const uint8_t *)a, sa, (const uint8_t *)b, sb,
+/* The variant's share of a run (0 without one); the scalar loop does
+ * the rest. */
+static int32_t row_variant(const add_params *p, const void *a, int32_t sa, const void *b, int32_t sb,
+                           void *out, int32_t n) {
+#if EDGE_KERNELS_RUNTIME
+    if (p->simd) {
+        const edge_addsub_params q = kernel_q(p);
+        return (int32_t)edge_addsub_s8(p->simd, &q, (const uint8_t *)a, sa, (const uint8_t *)b, sb,
                                        (uint8_t *)out, n);
     }
 #else
@@ -151,7 +152,7 @@ static int32_t row_x86(const add_params *p, const void *a, int32_t sa, const voi
 static void row_s8(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb, void *out,
                    int32_t n) {
     const add_params *p = (const add_params *)ctx;
-    const int32_t i0 = row_x86(p, a, sa, b, sb, out, n);
+    const int32_t i0 = row_variant(p, a, sa, b, sb, out, n);
     if (i0 == 0 && sa == 1 && sb == 1 && n >= ADD_LUT_MIN) {
         add_lut_8(p, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)out, n, 128);
         return;
@@ -165,7 +166,7 @@ static void row_s8(const void *ctx, const void *a, int32_t sa, const void *b, in
 static void row_u8(const void *ctx, const void *a, int32_t sa, const void *b, int32_t sb, void *out,
                    int32_t n) {
     const add_params *p = (const add_params *)ctx;
-    const int32_t i0 = row_x86(p, a, sa, b, sb, out, n);
+    const int32_t i0 = row_variant(p, a, sa, b, sb, out, n);
     if (i0 == 0 && sa == 1 && sb == 1 && n >= ADD_LUT_MIN) {
         add_lut_8(p, (const uint8_t *)a, (const uint8_t *)b, (uint8_t *)out, n, 0);
         return;
@@ -289,10 +290,10 @@ edge_status edge_addsub_prepare(edge_op_ctx *c, int sub, int float_ok) {
             p.in1_shift = sh1;
             p.in2_shift = sh2;
             p.out_shift = sho;
-#ifdef EDGE_SYSTOLIC_X86
+#if EDGE_KERNELS_RUNTIME
             if (t != EDGE_INT16) {
-                const addsub_x86_q q = x86_q(&p);
-                p.x86 = addsub_x86_ok(&q) ? systolic_x86_level() : (uint8_t)SYSTOLIC_X86_NONE;
+                const edge_addsub_params q = kernel_q(&p);
+                p.simd = edge_addsub_s8_select(&q);
             }
 #endif
         }

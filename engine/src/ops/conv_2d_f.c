@@ -9,7 +9,7 @@
  *
  * Lowering as the int8 op: output pixels are GEMM rows, K = kh * kw * in_c
  * per group; a 1x1 filter reads its rows in place, any other gathers
- * EDGE_SYSTOLIC_ROWS rows into fp32 scratch (bf16 inputs widen on the way;
+ * SYSTOLIC_TILE_ROWS rows into fp32 scratch (bf16 inputs widen on the way;
  * padded taps are 0, which adds nothing, as the reference's skipped taps).
  */
 #include "../kernels/bf16.h"
@@ -44,7 +44,7 @@ static edge_status prepare(edge_op_ctx *c) {
     const int32_t out_h = sh.out_h, out_w = sh.out_w;
     const int act = sh.act;
     const int64_t k64 = (int64_t)k_h * k_w * f_in_c;
-    if (k64 * 4 * EDGE_SYSTOLIC_ROWS > 0x3fffffff || (int64_t)batches * out_h * out_w * out_c > 0x7fffffff)
+    if (k64 * 4 * SYSTOLIC_TILE_ROWS > 0x3fffffff || (int64_t)batches * out_h * out_w * out_c > 0x7fffffff)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "convolution too large");
     const int32_t k = (int32_t)k64;
     float act_min, act_max;
@@ -56,7 +56,7 @@ static edge_status prepare(edge_op_ctx *c) {
     if (!c->params) {
         op->params_bytes = (uint32_t)sizeof(conv_f_params);
         op->scratch_bytes = direct ? systolic_f_scratch_bytes((int32_t)in->t.type, k)
-                                   : 4u * (uint32_t)EDGE_SYSTOLIC_ROWS * (uint32_t)k;
+                                   : 4u * (uint32_t)SYSTOLIC_TILE_ROWS * (uint32_t)k;
         op->macs = (uint64_t)batches * (uint64_t)out_h * (uint64_t)out_w * (uint64_t)out_c * (uint64_t)k;
         op->systolic = 1;
         op->array_cycles = (uint64_t)groups *
@@ -133,15 +133,15 @@ static edge_status eval(edge_op_ctx *c) {
     const int64_t bes = bias && bias->t.type == EDGE_BFLOAT16 ? 2 : 4;
     float *scratch = (float *)c->scratch;
     const int64_t pixels = (int64_t)p->batches * p->out_h * p->out_w;
-    const void *rows[EDGE_SYSTOLIC_ROWS];
+    const void *rows[SYSTOLIC_TILE_ROWS];
     for (int32_t g = 0; g < p->groups; g++) {
         systolic_f_params sp = p->sp;
         sp.weights = (const uint8_t *)filt->t.data + (int64_t)g * p->group_out_c * p->k * wes;
         sp.bias = bias ? (const uint8_t *)bias->t.data + (int64_t)g * p->group_out_c * bes : 0;
         const int32_t c0 = g * p->group_in_c;
         uint8_t *obase = (uint8_t *)out->t.data + (int64_t)g * p->group_out_c * oes;
-        for (int64_t r0 = 0; r0 < pixels; r0 += EDGE_SYSTOLIC_ROWS) {
-            const int32_t nr = (int32_t)(pixels - r0 < EDGE_SYSTOLIC_ROWS ? pixels - r0 : EDGE_SYSTOLIC_ROWS);
+        for (int64_t r0 = 0; r0 < pixels; r0 += SYSTOLIC_TILE_ROWS) {
+            const int32_t nr = (int32_t)(pixels - r0 < SYSTOLIC_TILE_ROWS ? pixels - r0 : SYSTOLIC_TILE_ROWS);
             for (int32_t r = 0; r < nr; r++) {
                 const int64_t pix = r0 + r;
                 const int32_t ox = (int32_t)(pix % p->out_w);

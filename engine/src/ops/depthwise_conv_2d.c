@@ -20,7 +20,7 @@
 
 enum { DW_OPTIONS_TYPE = 2 };
 /* The most output channels whose kernels all keep raster order: the
- * portable, DSP and AVX2 kernels loop over blocks of 64 channels outermost
+ * portable kernel and every variant loop over blocks of 64 channels outermost
  * (DW_BLOCK, DWD_BLOCK, DWX_BLOCK). See "Streaming outputs" in
  * edge_internal.h. */
 enum { DW_STREAM_MAX_C = 64 };
@@ -107,7 +107,7 @@ static edge_status prepare(edge_op_ctx *c) {
     k->act_max = (int16_t)act_max;
     k->per_channel = (uint8_t)per_channel;
     k->is_unsigned = (uint8_t)is_u8;
-    k->simd = (uint8_t)depthwise_avx2_usable();
+    k->simd = edge_depthwise_s8_select();
     edge_memcpy(base, k, DEPTHWISE_PARAMS_STORED);
     return EDGE_OK;
 }

@@ -14,28 +14,14 @@
  * fixed-point multiplier (per-tensor from the float product of scales, as
  * GetQuantizedConvolutionMultipler does; per-channel all in double).
  */
-#include "../kernels/systolic.h"
-#include "../kernels/x86/systolic_x86.h"
+#include "../kernels/fc.h"
 #include "../quant.h"
 #include "weighted_op.h"
 
 enum { FC_OPTIONS_TYPE = 8 };
 enum { OPT_ACTIVATION = 0, OPT_WEIGHTS_FORMAT = 1, OPT_KEEP_NUM_DIMS = 2 };
 
-/* Output channels whose effective bias eval folds at a time (scratch:
- * 4 bytes each); 32 rows of weights stay in L1 between the fold and the
- * GEMV that reads them again. */
-#define FC_BIAS_CHUNK 32
-
-typedef struct fc_params {
-    systolic_params sp; /* pointer fields are set at eval */
-    int32_t batch;
-    uint32_t scale_off, mult_off, shift_off; /* byte offsets in the params block */
-    uint8_t sum_avx2; /* x86: the bias fold's weight sums may use AVX2 */
-#ifdef EDGE_SYSTOLIC_X86
-    const uint8_t *packed; /* the AVX2 lanes GEMV's weights and bias, laid out once (pack), or NULL */
-#endif
-} fc_params;
+typedef edge_fc_params fc_params;
 
 static edge_status prepare(edge_op_ctx *c) {
     edge_op_rt *op = c->op;
@@ -80,7 +66,7 @@ static edge_status prepare(edge_op_ctx *c) {
 
     /* Params: header, then double scales or multipliers and shifts. The
      * effective bias (bias + input_offset * sum W) is not kept: eval folds
-     * it FC_BIAS_CHUNK output channels at a time into scratch, one pass over
+     * it EDGE_FC_BIAS_CHUNK output channels at a time into scratch, one pass over
      * the weights per invoke. */
     const uint32_t n_q = per_channel ? (uint32_t)n : 1u;
     const uint32_t scale_off = align16((uint32_t)sizeof(fc_params));
@@ -88,7 +74,7 @@ static edge_status prepare(edge_op_ctx *c) {
     const uint32_t shift_off = mult_off + (EDGE_FC_REQUANT_DOUBLE ? 0u : 4u * n_q);
     if (!c->params) {
         op->params_bytes = shift_off + (EDGE_FC_REQUANT_DOUBLE ? 0u : n_q);
-        op->scratch_bytes = 4u * (uint32_t)(n < FC_BIAS_CHUNK ? n : FC_BIAS_CHUNK);
+        op->scratch_bytes = edge_fc_s8_buffer_size(n);
         op->macs = (uint64_t)batch * (uint64_t)n * (uint64_t)k;
         op->systolic = 1;
         op->array_cycles = systolic_cycles((uint64_t)batch, (uint64_t)n, (uint64_t)k);
@@ -132,95 +118,30 @@ static edge_status prepare(edge_op_ctx *c) {
     sp->per_channel = (uint8_t)per_channel;
     sp->requant = EDGE_FC_REQUANT_DOUBLE ? SYSTOLIC_REQUANT_DOUBLE : SYSTOLIC_REQUANT_FIXED;
     sp->is_unsigned = (uint8_t)is_u8;
-#ifdef EDGE_SYSTOLIC_X86
-    /* VNNI takes any int8 weights; the AVX2 GEMV (double-scale
-     * requantization only) takes symmetric ones and adds the input offset
-     * itself, with the model's bias: no effective bias to fold. */
-    sp->simd = SYSTOLIC_X86_NONE;
-    if (!is_u8) {
-        const uint8_t level = systolic_x86_level();
-        if (level == SYSTOLIC_X86_VNNI)
-            sp->simd = SYSTOLIC_X86_VNNI;
-        else if (level == SYSTOLIC_X86_AVX2 && sp->requant == SYSTOLIC_REQUANT_DOUBLE &&
-                 sp->filter_offset == 0 && k <= SYSTOLIC_X86_FC_MAX_K)
-            sp->simd = SYSTOLIC_X86_AVX2;
-    }
-    p->sum_avx2 = (uint8_t)(systolic_x86_level() != SYSTOLIC_X86_NONE);
-    p->packed = 0;
-#endif
     p->batch = (int32_t)batch;
     p->scale_off = scale_off;
     p->mult_off = mult_off;
     p->shift_off = shift_off;
+    edge_fc_s8_select(p);
     return EDGE_OK;
 }
 
-/* Output channels in chunks of FC_BIAS_CHUNK: each chunk's effective bias
- * is folded into scratch (the x86 VNNI tile's +128 on activations in the
- * same pass), then its columns of every row are computed. Each output
- * element is the same sum whatever the chunking. */
 static edge_status eval(edge_op_ctx *c) {
-    const fc_params *p = (const fc_params *)c->params;
-    const uint8_t *base = (const uint8_t *)c->params;
-    const int32_t *bias = (const int32_t *)edge_in_data(c, 2);
-    const uint8_t *w = (const uint8_t *)edge_in_data(c, 1); /* int8 and uint8: one byte each */
-    uint8_t *out = (uint8_t *)edge_out_data(c, 0);
-    const void *in = edge_in_data(c, 0);
-    const int32_t n = p->sp.n, k = p->sp.k;
-    int32_t tile_offset = 0;
-    int avx2 = 0;
-#ifdef EDGE_SYSTOLIC_X86
-    if (p->sp.simd == SYSTOLIC_X86_VNNI) tile_offset = 128;
-    avx2 = p->sum_avx2;
-#endif
-#ifdef EDGE_SYSTOLIC_X86
-    if (p->sp.simd == SYSTOLIC_X86_AVX2) {
-        systolic_params sp = p->sp;
-        sp.weights = w;
-        sp.scale = (const double *)(const void *)(base + p->scale_off);
-        sp.bias = bias; /* the model's: see systolic_x86_gemm_double_avx2 */
-        if (p->packed) {
-            systolic_x86_fc_lanes_avx2(&sp, p->packed, (const int8_t *)in, p->batch, out, n);
-            return EDGE_OK;
-        }
-        systolic_gemm_dense(&sp, in, k, p->batch, out, n);
-        return EDGE_OK;
-    }
-#endif
-    int32_t *eff = (int32_t *)c->scratch;
-    for (int32_t c0 = 0; c0 < n; c0 += FC_BIAS_CHUNK) {
-        const int32_t nc = n - c0 < FC_BIAS_CHUNK ? n - c0 : FC_BIAS_CHUNK;
-        const int32_t q0 = p->sp.per_channel ? c0 : 0;
-        systolic_params sp = p->sp;
-        sp.n = nc;
-        sp.weights = w + (size_t)c0 * (size_t)k;
-        sp.scale = (const double *)(const void *)(base + p->scale_off) + q0;
-        sp.multiplier = (const int32_t *)(const void *)(base + p->mult_off) + q0;
-        sp.shift = (const int8_t *)(base + p->shift_off) + q0;
-        systolic_fold_bias_tile(&sp, bias ? bias + c0 : 0, tile_offset, avx2, eff);
-        sp.bias = eff;
-        systolic_gemm_dense(&sp, in, k, p->batch, out + c0, n);
-    }
+    edge_fc_s8((const fc_params *)c->params, edge_in_data(c, 0), (const uint8_t *)edge_in_data(c, 1),
+               (const int32_t *)edge_in_data(c, 2), (uint8_t *)edge_out_data(c, 0), (int32_t *)c->scratch);
     return EDGE_OK;
 }
 
-#ifdef EDGE_SYSTOLIC_X86
-/* The AVX2 GEMV's weights re-laid with channels across lanes and its bias
- * with the input offset folded in, once (edge_model_pack), when the
- * weights and bias are constants and no weight is -128
- * (systolic_x86_fc_lanes_avx2). */
+#if EDGE_KERNELS_PACK
+/* Whatever the chosen variant lays out once from constant int8 weights
+ * and bias (edge_model_pack). */
 static uint32_t pack(edge_op_ctx *c, uint8_t *dst) {
     fc_params *p = (fc_params *)c->params;
-    if (!p || p->sp.simd != SYSTOLIC_X86_AVX2) return 0;
     const edge_tensor_rt *x = edge_in(c, 0), *w, *bias;
-    if (!edge_weights_const(c, &w, &bias) || !x || x->t.type != EDGE_INT8) return 0;
-    systolic_params whole = p->sp;
-    whole.weights = w->t.data;
-    const uint32_t bytes = systolic_x86_fc_lanes_bytes(p->sp.k, p->sp.n);
-    if (!bytes || !systolic_x86_weights_ok(&whole)) return 0;
-    if (dst && systolic_x86_fc_lanes_pack(&whole, bias ? (const int32_t *)bias->t.data : 0, dst)) p->packed = dst;
-    return bytes;
+    if (!p || !edge_weights_const(c, &w, &bias) || !x || x->t.type != EDGE_INT8) return 0;
+    return edge_fc_s8_pack(p, w->t.data, bias ? (const int32_t *)bias->t.data : 0, dst);
 }
+
 #define FC_PACK pack
 #else
 #define FC_PACK 0

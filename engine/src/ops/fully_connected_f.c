@@ -32,7 +32,7 @@ static edge_status prepare(edge_op_ctx *c) {
         return edge_op_fail(c, EDGE_ERR_SHAPE, "weights must be 2-D, are %d-D", w->t.rank);
     const int32_t n = w->t.dims[0], k = w->t.dims[1];
     if (n <= 0 || k <= 0) return edge_op_fail(c, EDGE_ERR_SHAPE, "empty weights [%d,%d]", n, k);
-    if (n > 0x1000000 || (int64_t)n * k > 0x7fffffff || (int64_t)k * 4 * EDGE_SYSTOLIC_ROWS > 0x3fffffff)
+    if (n > 0x1000000 || (int64_t)n * k > 0x7fffffff || (int64_t)k * 4 * SYSTOLIC_TILE_ROWS > 0x3fffffff)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "weights [%d,%d] too large", n, k);
     const int64_t in_count = edge_numel(&in->t);
     if (in_count <= 0 || in_count % k != 0)

@@ -18,19 +18,12 @@
 #ifndef EDGE_KERNELS_ADDSUB_X86_H
 #define EDGE_KERNELS_ADDSUB_X86_H
 
+#include "../elementwise.h"
 #include "systolic_x86.h"
 
 #ifdef EDGE_SYSTOLIC_X86
 
-typedef struct addsub_x86_q {
-    int32_t off1, off2, out_off; /* added to in1, in2; to the output */
-    int32_t left_shift;          /* both inputs, before their rescale */
-    int32_t m1, m2, mo;          /* multipliers, >= 0 */
-    int32_t r1, r2, ro;          /* right shifts, 0..31 */
-    int32_t act_min, act_max;
-    int32_t sub;         /* 1: in1 - in2 (SUB), 0: in1 + in2 */
-    int32_t is_unsigned; /* uint8 operands, else int8 */
-} addsub_x86_q;
+typedef edge_addsub_params addsub_x86_q;
 
 /* Whether the vector form is exact for q (ranges of the 8-bit path). */
 int addsub_x86_ok(const addsub_x86_q *q);
