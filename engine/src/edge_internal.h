@@ -188,6 +188,9 @@ typedef struct edge_op_impl {
      * for vector loads; with dst (32-byte aligned) it also lays them out
      * there and keeps the pointer in its params. 0: nothing to pack. */
     uint32_t (*pack)(edge_op_ctx *c, uint8_t *dst);
+    /* Optional: 1 when this op may head a fused pair with the
+     * DEPTHWISE_CONV_2D after it (ops/fused.c; the int8 CONV_2D). */
+    uint8_t fuse_head;
 } edge_op_impl;
 
 /* Registry (ops/registry.c). */

@@ -14,7 +14,6 @@
  */
 #include "model.h"
 
-static const char no_name[] = ""; /* one pointer: same_record compares names */
 
 static uint8_t *bump(uint8_t **p, size_t bytes) {
     uint8_t *r = *p;
@@ -22,7 +21,7 @@ static uint8_t *bump(uint8_t **p, size_t bytes) {
     return r;
 }
 
-/* Check tensor i's checked read (fast_record) and reject what the engine
+/* Check tensor i's checked read (edge_tensor_read) and reject what the engine
  * cannot run (at load; the rebuild for operators is the unchecked read). */
 static edge_status check_record(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r) {
     if (fb_has(t, TENSOR_SPARSITY))
@@ -60,7 +59,7 @@ static edge_status check_record(edge_model *m, fb_table t, fb_vec buffers, uint3
         if (n_zeros && n_zeros != n_scales)
             return edge_fail(m, EDGE_ERR_MODEL, "tensor %u '%s': %u scales but %u zero points", i,
                              r->t.name, n_scales, n_zeros);
-        /* fast_record read a TOCO-era 1-D bias's dimension as 0; any other
+        /* edge_tensor_read read a TOCO-era 1-D bias's dimension as 0; any other
          * mismatch is an error. */
         if (n_scales > 1 && !(r->q_dim >= 0 && r->q_dim < r->t.rank &&
                               (uint32_t)r->t.dims[r->q_dim] == n_scales))
@@ -113,108 +112,13 @@ static edge_status check_record(edge_model *m, fb_table t, fb_vec buffers, uint3
     return EDGE_OK;
 }
 
-/* Where tensor t's bytes are: constants in the model, activations in the
- * arena once planned (NULL before). */
-static void *tensor_data(const edge_model *m, uint32_t t) {
-    const edge_tensor_state *s = &m->tensors[t];
-    if (s->is_const) return (void *)(uintptr_t)(m->data + s->data_off);
-    if (s->fused) return 0; /* only ever rows in a fused pair's scratch */
-    const uint8_t *act = m->rt->act;
-    if (!act) return 0;
-    if (s->alias_of >= 0) s = &m->tensors[s->alias_of];
-    return (void *)(uintptr_t)(s->offset >= 0 ? act + s->offset : act); /* unused or empty: base */
-}
-
-/* The rebuild reads the model without bounds checks: the load verified
- * every table, vector and string it touches. The load also reads each
- * tensor "checked", as fb.c would: a field that lies past its table's
- * inline size (the vtable's second length, `lim`) reads as absent; it
- * rejects a tensor whose two reads differ. */
-typedef struct fast_table {
-    const uint8_t *b;
-    uint32_t pos, vt, vlen, lim;
-} fast_table;
-
-static inline uint32_t fast_follow(const uint8_t *b, uint32_t at) { return at + fb_rd_u32(b + at); }
-
-static inline fast_table fast_at(const uint8_t *b, uint32_t pos, int checked) {
-    fast_table t;
-    t.b = b;
-    t.pos = pos;
-    t.vt = pos - fb_rd_u32(b + pos); /* pos - soffset, modulo 2^32 */
-    t.vlen = fb_rd_u16(b + t.vt);
-    t.lim = checked ? fb_rd_u16(b + t.vt + 2) : 0x20000u; /* above any offset + size */
-    return t;
-}
-
-/* Where field f's `size`-byte value is, 0 when absent. */
-static inline uint32_t fast_field(const fast_table *t, uint32_t f, uint32_t size) {
-    const uint32_t slot = 4u + 2u * f;
-    if (slot + 2u > t->vlen) return 0;
-    const uint32_t off = fb_rd_u16(t->b + t->vt + slot);
-    return off && off + size <= t->lim ? t->pos + off : 0;
-}
-
-/* A vector field's data and count (NULL and 0 when absent or empty). */
-static inline const uint8_t *fast_vec(const fast_table *t, uint32_t f, uint32_t *count) {
-    const uint32_t at = fast_field(t, f, 4);
-    *count = 0;
-    if (!at) return 0;
-    const uint32_t v = fast_follow(t->b, at);
-    *count = fb_rd_u32(t->b + v);
-    return *count ? t->b + v + 4 : 0;
-}
-
-static void fast_record(const edge_model *m, uint32_t i, edge_tensor_rt *r, int checked) {
-    const uint8_t *b = m->data;
-    const fast_table t = fast_at(b, fast_follow(b, m->rt->tensors_pos + 4u * i), checked);
-    uint32_t f = fast_field(&t, TENSOR_NAME, 4);
-    r->t.name = f ? (const char *)(b + fast_follow(b, f) + 4) : no_name;
-    f = fast_field(&t, TENSOR_TYPE, 1);
-    r->t.type = (edge_type)(f ? (int8_t)b[f] : 0);
-    f = fast_field(&t, TENSOR_IS_VARIABLE, 1);
-    r->is_variable = (uint8_t)(f ? b[f] != 0 : 0);
-    uint32_t rank;
-    const uint8_t *dims = fast_vec(&t, TENSOR_SHAPE, &rank);
-    r->t.rank = (int32_t)rank;
-    for (uint32_t d = 0; d < EDGE_MAX_DIMS; d++) r->t.dims[d] = d < rank ? fb_i32_at(dims, d) : 0;
-    r->q_scale = r->q_zero = 0;
-    r->q_count = 0;
-    r->q_dim = 0;
-    r->t.scale = 0.0f;
-    r->t.zero_point = 0;
-    f = fast_field(&t, TENSOR_QUANTIZATION, 4);
-    if (f) {
-        const fast_table q = fast_at(b, fast_follow(b, f), checked);
-        uint32_t nz;
-        r->q_scale = fast_vec(&q, QUANT_SCALE, &r->q_count);
-        r->q_zero = fast_vec(&q, QUANT_ZERO_POINT, &nz);
-        f = fast_field(&q, QUANT_DIMENSION, 4);
-        r->q_dim = f ? fb_rd_i32(b + f) : 0;
-        if (r->q_count > 1) {
-            /* TOCO-era files give 1-D biases a quantized_dimension past
-             * their rank; TFLM runs them, so the engine reads the only
-             * dimension there is (documented in docs/engine.md). The load
-             * rejects any other mismatch (a rank past EDGE_MAX_DIMS too). */
-            int ok = r->q_dim >= 0 && r->q_dim < r->t.rank && r->q_dim < EDGE_MAX_DIMS &&
-                     (uint32_t)r->t.dims[r->q_dim] == r->q_count;
-            if (!ok && r->t.rank == 1 && (uint32_t)r->t.dims[0] == r->q_count) r->q_dim = 0;
-        }
-        if (r->q_count) {
-            r->t.scale = fb_f32_at(r->q_scale, 0);
-            r->t.zero_point = r->q_zero ? (int32_t)fb_i64_at(r->q_zero, 0) : 0;
-        }
-    }
-    f = fast_field(&t, TENSOR_BUFFER, 4);
-    r->buffer = f ? fb_rd_u32(b + f) : 0;
-}
 
 /* Tensor t's name, for messages (its record loaded: the fast read is its
  * checked one). */
 static const char *tensor_name(const edge_model *m, int32_t t) {
     if (t < 0 || (uint32_t)t >= m->n_tensors) return "?";
     edge_tensor_rt r;
-    fast_record(m, (uint32_t)t, &r, 0);
+    edge_tensor_read(m, (uint32_t)t, &r, 0);
     return r.t.name;
 }
 
@@ -230,28 +134,14 @@ static int same_record(const edge_tensor_rt *a, const edge_tensor_rt *b) {
     return 1;
 }
 
-edge_tensor_rt *edge_tensor_record(const edge_model *m, uint32_t t, edge_tensor_rt *dst) {
-    const edge_tensor_state *s = &m->tensors[t];
-    fast_record(m, t, dst, 0);
-    dst->t.type = (edge_type)s->type;
-    dst->t.bytes = s->bytes;
-    dst->t.data = tensor_data(m, t);
-    dst->is_const = s->is_const;
-    dst->offset = s->offset;
-    dst->alias_of = s->alias_of;
-    return dst;
-}
-
-void *edge_tensor_data_at(const edge_model *m, uint32_t t) { return tensor_data(m, t); }
-
 /* Check tensor i at load and keep its state. */
 static edge_status load_tensor(edge_model *m, fb_table t, fb_vec buffers, uint32_t i, edge_tensor_rt *r) {
     edge_memset(r, 0, sizeof *r);
-    fast_record(m, i, r, 1);
+    edge_tensor_read(m, i, r, 1);
     edge_status st = check_record(m, t, buffers, i, r);
     if (st) return st;
     edge_tensor_rt fast;
-    fast_record(m, i, &fast, 0);
+    edge_tensor_read(m, i, &fast, 0);
     if (!same_record(r, &fast))
         return edge_fail(m, EDGE_ERR_MODEL, "tensor %u '%s': a field lies outside its table", i, r->t.name);
     edge_tensor_state *s = &m->tensors[i];

@@ -40,6 +40,11 @@ edge_status edge_verify_model(edge_model *m, fb_table root);
 size_t edge_plan_work_bytes(const edge_model *m);
 edge_status edge_plan(edge_model *m, void *work, size_t *peak);
 
+/* Tensor i's record read from the model (tensor.c); checked: as fb.c
+ * would, a field past its table's inline size reads as absent (the load's
+ * read), else unchecked (the rebuild: the load verified everything). */
+void edge_tensor_read(const edge_model *m, uint32_t i, edge_tensor_rt *r, int checked);
+
 #define EDGE_ALIGN_UP(x) (((x) + (EDGE_ARENA_ALIGN - 1)) & ~(size_t)(EDGE_ARENA_ALIGN - 1))
 
 #endif

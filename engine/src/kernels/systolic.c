@@ -11,6 +11,7 @@
 #include "../edge_config.h"
 #include "../quant.h"
 #include "requant.h"
+#include "portable/requant_double.h"
 #include "x86/systolic_x86.h"
 
 /* uint8 operands, when the engine is built with them (edge_internal.h). */
@@ -93,19 +94,6 @@
 
 SYSTOLIC_DEFINE_TILE(s8, int8_t)
 SYSTOLIC_DEFINE_TILE(u8, uint8_t) /* dropped as dead code when SYS_U8 is 0 */
-
-/* (int32) of a double as x86 converts it: out-of-range gives INT32_MIN,
- * which is what the oracle (LiteRT on x86) does with its static_cast. */
-static int32_t double_to_i32(double x) {
-    double r = edge_round(x);
-    if (!(r >= -2147483648.0 && r < 2147483648.0)) return INT32_MIN;
-    return (int32_t)r;
-}
-
-/* The double-scale requantization (LiteRT's reference FULLY_CONNECTED). */
-static inline int32_t requant_double(uint32_t acc, double scale) {
-    return double_to_i32((double)(int32_t)acc * scale);
-}
 
 /* Sum of a weight row, in fixed blocks of DOT_BLOCK so that compilers
  * vectorise it at -O2 (an eval-time pass over every weight: see
@@ -361,21 +349,6 @@ static uint32_t row_term(const systolic_params *p, const void *row) {
     return s * (uint32_t)p->filter_offset;
 }
 
-#ifdef EDGE_SYSTOLIC_VARIANT_WIDE
-void systolic_requant_channel(const systolic_params *p, int32_t ch, const int32_t *acc,
-                              int32_t count, uint8_t *dst, int32_t stride) {
-    const int32_t i = p->per_channel ? ch : 0;
-    const int32_t oo = p->output_offset, lo = p->act_min, hi = p->act_max;
-    const int dbl = p->requant == SYSTOLIC_REQUANT_DOUBLE;
-    const edge_rq r = edge_rq_make(dbl ? 0 : p->multiplier[i], dbl ? 0 : p->shift[i]);
-    for (int32_t j = 0; j < count; j++) {
-        int32_t v = dbl ? requant_double((uint32_t)acc[j], p->scale[i])
-                        : edge_rq_apply((uint32_t)acc[j], r.mult, r.left, r.right, r.round, r.neg);
-        v = (int32_t)((uint32_t)v + (uint32_t)oo);
-        dst[(int64_t)j * stride] = (uint8_t)((uint32_t)edge_clamp_i32(v, lo, hi) & 0xffu);
-    }
-}
-#endif
 
 void systolic_gemm(const systolic_params *p, const void *const *rows, int32_t m, void *out,
                    int32_t out_stride) {

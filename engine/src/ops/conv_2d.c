@@ -223,4 +223,4 @@ static uint32_t pack(edge_op_ctx *c, uint8_t *dst) {
 #define CONV_PACK 0
 #endif
 
-const edge_op_impl edge_op_conv_2d = {3, "CONV_2D", prepare, eval, 0, CONV_PACK};
+const edge_op_impl edge_op_conv_2d = {3, "CONV_2D", prepare, eval, 0, CONV_PACK, 1};

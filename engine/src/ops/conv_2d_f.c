@@ -165,4 +165,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_conv_2d_f = {3, "CONV_2D", prepare, eval, 0, 0};
+const edge_op_impl edge_op_conv_2d_f = {3, "CONV_2D", prepare, eval, 0, 0, 0};

@@ -179,4 +179,4 @@ void edge_depthwise_rows(const edge_op_ctx *c, const void *in, int32_t row0, int
     depthwise_conv(&k, in, edge_in_data(c, 1), out);
 }
 
-const edge_op_impl edge_op_depthwise_conv_2d = {4, "DEPTHWISE_CONV_2D", prepare, eval, 0, 0};
+const edge_op_impl edge_op_depthwise_conv_2d = {4, "DEPTHWISE_CONV_2D", prepare, eval, 0, 0, 0};

@@ -139,4 +139,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_depthwise_conv_2d_f = {4, "DEPTHWISE_CONV_2D", prepare, eval, 0, 0};
+const edge_op_impl edge_op_depthwise_conv_2d_f = {4, "DEPTHWISE_CONV_2D", prepare, eval, 0, 0, 0};

@@ -266,7 +266,7 @@ static edge_status wrap_eval(edge_op_ctx *c, const edge_op_impl *inner) {
 #define WRAP_INNER(name, inner, code, op_name, view)                                        \
     static edge_status prepare_##name(edge_op_ctx *c) { return wrap_prepare(c, &inner); }  \
     static edge_status eval_##name(edge_op_ctx *c) { return wrap_eval(c, &inner); }        \
-    const edge_op_impl edge_op_##name##_f = {code, op_name, prepare_##name, eval_##name, view, 0};
+    const edge_op_impl edge_op_##name##_f = {code, op_name, prepare_##name, eval_##name, view, 0, 0};
 #define WRAP(name, code, op_name, view) WRAP_INNER(name, edge_op_##name, code, op_name, view)
 
 WRAP_INNER(add, edge_op_add_float, 0, "ADD", 0)
@@ -319,4 +319,4 @@ static edge_status dq_eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_dequantize_f = {6, "DEQUANTIZE", dq_prepare, dq_eval, 0, 0};
+const edge_op_impl edge_op_dequantize_f = {6, "DEQUANTIZE", dq_prepare, dq_eval, 0, 0, 0};

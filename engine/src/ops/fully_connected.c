@@ -147,4 +147,4 @@ static uint32_t pack(edge_op_ctx *c, uint8_t *dst) {
 #define FC_PACK 0
 #endif
 
-const edge_op_impl edge_op_fully_connected = {9, "FULLY_CONNECTED", prepare, eval, 0, FC_PACK};
+const edge_op_impl edge_op_fully_connected = {9, "FULLY_CONNECTED", prepare, eval, 0, FC_PACK, 0};

@@ -87,4 +87,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_fully_connected_f = {9, "FULLY_CONNECTED", prepare, eval, 0, 0};
+const edge_op_impl edge_op_fully_connected_f = {9, "FULLY_CONNECTED", prepare, eval, 0, 0, 0};

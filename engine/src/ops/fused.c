@@ -52,7 +52,7 @@ static int read_elsewhere(const edge_model *m, int32_t t, uint32_t tail);
 static int head_shape(const edge_model *m, uint32_t j) {
     if (j + 1 >= m->n_ops) return 0;
     const edge_op_rt *h = &m->ops[j], *t = &m->ops[j + 1];
-    if (h->impl != &edge_op_conv_2d || t->impl != &edge_op_depthwise_conv_2d || h->n_in < 2 || h->n_out != 1)
+    if (!h->impl->fuse_head || t->impl != &edge_op_depthwise_conv_2d || h->n_in < 2 || h->n_out != 1)
         return 0;
     const int32_t in = h->io[0], w = h->io[1], x = h->io[h->n_in];
     if (in < 0 || w < 0 || x < 0 || t->n_in < 1 || t->io[0] != x) return 0;

@@ -230,4 +230,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_mean = {40, "MEAN", prepare, eval, 0, 0};
+const edge_op_impl edge_op_mean = {40, "MEAN", prepare, eval, 0, 0, 0};

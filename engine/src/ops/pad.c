@@ -165,6 +165,6 @@ static edge_status eval(edge_op_ctx *c) {
     }
 }
 
-const edge_op_impl edge_op_pad = {34, "PAD", prepare, eval, 0, 0};
+const edge_op_impl edge_op_pad = {34, "PAD", prepare, eval, 0, 0, 0};
 /* Not yet in ops.h's EDGE_OP_LIST: the lead registers it there. */
-const edge_op_impl edge_op_padv2 = {60, "PADV2", prepare, eval, 0, 0};
+const edge_op_impl edge_op_padv2 = {60, "PADV2", prepare, eval, 0, 0, 0};

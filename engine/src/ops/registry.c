@@ -32,9 +32,6 @@ static const edge_op_impl *const all_ops[] = {EDGE_OPS(EDGE_OP_PTR) 0};
 static const edge_op_impl *const float_ops[] = {EDGE_FLOAT_OPS(EDGE_OP_PTR) 0};
 #undef EDGE_OP_PTR
 
-static const char *const builtin_names[] = {
-#include "builtin_names.inc"
-};
 
 const edge_op_impl *edge_op_find(int32_t code) {
     for (uint32_t i = 0; all_ops[i]; i++) {
@@ -51,11 +48,3 @@ const edge_op_impl *edge_op_find_float(int32_t code) {
 }
 
 int edge_op_set_partial(void) { return EDGE_OPS_PARTIAL; }
-
-const char *edge_builtin_name(int32_t code) {
-    if (code == 32) return "CUSTOM";
-    if (code >= 0 && (uint32_t)code < sizeof builtin_names / sizeof builtin_names[0] &&
-        builtin_names[code])
-        return builtin_names[code];
-    return "UNKNOWN";
-}

@@ -83,4 +83,4 @@ static edge_status prepare(edge_op_ctx *c) {
     return st;
 }
 
-const edge_op_impl edge_op_reshape = {22, "RESHAPE", prepare, edge_op_view_eval, 1, 0};
+const edge_op_impl edge_op_reshape = {22, "RESHAPE", prepare, edge_op_view_eval, 1, 0, 0};

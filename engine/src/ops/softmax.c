@@ -195,5 +195,5 @@ static edge_status eval(edge_op_ctx *c) {
 static edge_status prepare(edge_op_ctx *c) { return prepare_any(c, 0); }
 static edge_status prepare_f(edge_op_ctx *c) { return prepare_any(c, 1); }
 
-const edge_op_impl edge_op_softmax = {25, "SOFTMAX", prepare, eval, 0, 0};
-const edge_op_impl edge_op_softmax_float = {25, "SOFTMAX", prepare_f, eval_f, 0, 0};
+const edge_op_impl edge_op_softmax = {25, "SOFTMAX", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_softmax_float = {25, "SOFTMAX", prepare_f, eval_f, 0, 0, 0};

@@ -55,4 +55,4 @@ static edge_status prepare(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_squeeze = {43, "SQUEEZE", prepare, edge_op_view_eval, 1, 0};
+const edge_op_impl edge_op_squeeze = {43, "SQUEEZE", prepare, edge_op_view_eval, 1, 0, 0};

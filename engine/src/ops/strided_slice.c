@@ -225,4 +225,4 @@ static edge_status eval(edge_op_ctx *c) {
     }
 }
 
-const edge_op_impl edge_op_strided_slice = {45, "STRIDED_SLICE", prepare, eval, 0, 0};
+const edge_op_impl edge_op_strided_slice = {45, "STRIDED_SLICE", prepare, eval, 0, 0, 0};
