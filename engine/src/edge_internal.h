@@ -40,7 +40,7 @@ typedef struct edge_tensor_state {
     uint32_t bytes;    /* t.bytes (a prepare may settle the type: ADD does) */
     uint8_t type;      /* t.type, likewise */
     uint8_t is_const, is_variable;
-    uint8_t fused;     /* between a fused pair: never in the arena (see fused.c) */
+    uint8_t fused;     /* between a fused pair: never in the arena (see ops/fused.c) */
 } edge_tensor_state;
 
 /* Engine-internal state of a loaded model (at the start of the arena). */
@@ -51,7 +51,7 @@ typedef struct edge_rt {
     uint32_t n_slots;             /* most operands of any op */
 } edge_rt;
 
-/* Rebuild tensor t's record into dst; returns dst. */
+/* Rebuild tensor t's record into dst; returns dst (tensor.c). */
 struct edge_tensor_rt *edge_tensor_record(const edge_model *m, uint32_t t, struct edge_tensor_rt *dst);
 /* Tensor t's bytes: in the model (constants), in the arena once planned,
  * else NULL. */
@@ -109,7 +109,7 @@ enum { EDGE_FUSED_HEAD = 1, EDGE_FUSED_TAIL = 2 };
  * writing an output row before reading the input it needs) must change D
  * with it, or clear the declaration.
  *
- * The declarations in use (batch 1 only; ops/stream.c derives D):
+ * The declarations in use (batch 1 only; stream.c derives D):
  *   - CONV_2D: output pixels in raster (NHWC) order, in tiles of at most 16
  *     pixels starting at multiples of 16 (the x86 panel kernels: 16; the
  *     portable/DSP/NEON GEMM: EDGE_SYSTOLIC_ROWS, which must divide 16), all

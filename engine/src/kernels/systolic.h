@@ -21,8 +21,9 @@
  *
  * The expansion
  *   sum (A+io)(W+fo) = sum A*W + fo*sum A + [io*sum W + k*io*fo]
- * moves the bracket into an "effective bias" computed once at prepare
- * (systolic_fold_bias), so the inner loop is a pure 8-bit dot product; the
+ * moves the bracket into an "effective bias" (systolic_fold_bias, which the
+ * ops run per eval into scratch), so the inner loop is a pure 8-bit dot
+ * product; the
  * fo*sum A row term is only computed when filter_offset != 0 (uint8 models).
  * With int32 wrap-around this is exactly the reference sum, as long as
  * padded taps hold the input zero point (so that A + io == 0 there).
