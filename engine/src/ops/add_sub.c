@@ -25,8 +25,8 @@
 #include "add_sub.h"
 #include "binary_op.h"
 
-enum { ADD_OPTIONS_TYPE = 11, SUB_OPTIONS_TYPE = 28 };
-enum { OPT_POT_SCALE_INT16 = 1 }; /* AddOptions/SubOptions field ids (0: the activation) */
+enum { ADD_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_ADD_OPTIONS, SUB_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_SUB_OPTIONS };
+enum { OPT_POT_SCALE_INT16 = EDGE_F_ADD_OPTIONS_POT_SCALE_INT16 }; /* AddOptions/SubOptions field ids (0: the activation) */
 
 typedef struct add_params {
     edge_bcast bc;

@@ -39,7 +39,8 @@ edge_status edge_binary_operands(edge_op_ctx *c, uint8_t options_type, const cha
         return edge_op_fail(c, EDGE_ERR_SHAPE,
                             "output shape is not the broadcast of the input shapes (ranks %d, %d -> %d, at most 6)",
                             in1->t.rank, in2->t.rank, out->t.rank);
-    const int act = edge_opt_u8(c, 0, 0);
+    /* Field 0 of AddOptions, SubOptions and MulOptions alike. */
+    const int act = edge_opt_u8(c, EDGE_F_ADD_OPTIONS_FUSED_ACTIVATION_FUNCTION, 0);
     if (t == EDGE_FLOAT32) {
         if (!edge_act_range_f(act, &o->f_min, &o->f_max))
             return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "fused activation %d", act);

@@ -11,7 +11,7 @@ static const char *const builtin_names[] = {
 };
 
 const char *edge_builtin_name(int32_t code) {
-    if (code == 32) return "CUSTOM";
+    if (code == EDGE_BUILTIN_CUSTOM) return "CUSTOM";
     if (code >= 0 && (uint32_t)code < sizeof builtin_names / sizeof builtin_names[0] &&
         builtin_names[code])
         return builtin_names[code];

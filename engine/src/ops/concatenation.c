@@ -16,8 +16,8 @@
 #include "../quant.h"
 #include "op_common.h"
 
-enum { CONCAT_OPTIONS_TYPE = 10 };
-enum { OPT_AXIS = 0, OPT_ACTIVATION = 1 };
+enum { CONCAT_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_CONCATENATION_OPTIONS };
+enum { OPT_AXIS = EDGE_F_CONCATENATION_OPTIONS_AXIS, OPT_ACTIVATION = EDGE_F_CONCATENATION_OPTIONS_FUSED_ACTIVATION_FUNCTION };
 
 typedef struct concat_input {
     uint32_t chunk;  /* elements copied per outer step: dims[axis] * inner */
@@ -176,4 +176,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_concatenation = {2, "CONCATENATION", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_concatenation = {EDGE_BUILTIN_CONCATENATION, "CONCATENATION", prepare, eval, 0, 0, 0};

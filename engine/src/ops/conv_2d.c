@@ -18,7 +18,7 @@
 #include "conv_shape.h"
 #include "weighted_op.h"
 
-enum { CONV_OPTIONS_TYPE = 1 };
+enum { CONV_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_CONV2D_OPTIONS };
 
 static edge_status prepare(edge_op_ctx *c) {
     edge_op_rt *op = c->op;
@@ -223,4 +223,4 @@ static uint32_t pack(edge_op_ctx *c, uint8_t *dst) {
 #define CONV_PACK 0
 #endif
 
-const edge_op_impl edge_op_conv_2d = {3, "CONV_2D", prepare, eval, 0, CONV_PACK, 1};
+const edge_op_impl edge_op_conv_2d = {EDGE_BUILTIN_CONV_2D, "CONV_2D", prepare, eval, 0, CONV_PACK, 1};

@@ -19,7 +19,7 @@
 #include "conv_shape.h"
 #include "weighted_op_f.h"
 
-enum { CONV_OPTIONS_TYPE = 1 };
+enum { CONV_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_CONV2D_OPTIONS };
 
 typedef struct conv_f_params {
     systolic_f_params sp; /* weights and bias set per group at eval */
@@ -165,4 +165,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_conv_2d_f = {3, "CONV_2D", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_conv_2d_f = {EDGE_BUILTIN_CONV_2D, "CONV_2D", prepare, eval, 0, 0, 0};

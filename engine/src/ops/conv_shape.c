@@ -12,8 +12,12 @@
 typedef struct window_fields {
     uint8_t padding, stride_w, stride_h, act, dil_w, dil_h;
 } window_fields;
-static const window_fields CONV_FIELDS = {0, 1, 2, 3, 4, 5};
-static const window_fields DW_FIELDS = {0, 1, 2, 4, 5, 6};
+static const window_fields CONV_FIELDS = {EDGE_F_CONV2D_OPTIONS_PADDING, EDGE_F_CONV2D_OPTIONS_STRIDE_W, EDGE_F_CONV2D_OPTIONS_STRIDE_H,
+                                          EDGE_F_CONV2D_OPTIONS_FUSED_ACTIVATION_FUNCTION, EDGE_F_CONV2D_OPTIONS_DILATION_W_FACTOR,
+                                          EDGE_F_CONV2D_OPTIONS_DILATION_H_FACTOR};
+static const window_fields DW_FIELDS = {EDGE_F_DEPTHWISE_CONV2D_OPTIONS_PADDING, EDGE_F_DEPTHWISE_CONV2D_OPTIONS_STRIDE_W, EDGE_F_DEPTHWISE_CONV2D_OPTIONS_STRIDE_H,
+                                        EDGE_F_DEPTHWISE_CONV2D_OPTIONS_FUSED_ACTIVATION_FUNCTION, EDGE_F_DEPTHWISE_CONV2D_OPTIONS_DILATION_W_FACTOR,
+                                        EDGE_F_DEPTHWISE_CONV2D_OPTIONS_DILATION_H_FACTOR};
 
 /* The options' window (padding, strides, dilations, activation) and the
  * output size it gives, checked against out: fills the rest of s from its

@@ -18,14 +18,14 @@
 #include "fused.h"
 #include "weighted_op.h"
 
-enum { DW_OPTIONS_TYPE = 2 };
+enum { DW_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_DEPTHWISE_CONV2D_OPTIONS };
 /* The most output channels whose kernels all keep raster order: the
  * portable kernel and every variant loop over blocks of 64 channels outermost
  * (DW_BLOCK, DWD_BLOCK, DWX_BLOCK). See "Streaming outputs" in
  * edge_internal.h. */
 enum { DW_STREAM_MAX_C = 64 };
-enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_DEPTH_MULT = 3,
-       OPT_ACTIVATION = 4, OPT_DILATION_W = 5, OPT_DILATION_H = 6 };
+enum { OPT_PADDING = EDGE_F_DEPTHWISE_CONV2D_OPTIONS_PADDING, OPT_STRIDE_W = EDGE_F_DEPTHWISE_CONV2D_OPTIONS_STRIDE_W, OPT_STRIDE_H = EDGE_F_DEPTHWISE_CONV2D_OPTIONS_STRIDE_H, OPT_DEPTH_MULT = EDGE_F_DEPTHWISE_CONV2D_OPTIONS_DEPTH_MULTIPLIER,
+       OPT_ACTIVATION = EDGE_F_DEPTHWISE_CONV2D_OPTIONS_FUSED_ACTIVATION_FUNCTION, OPT_DILATION_W = EDGE_F_DEPTHWISE_CONV2D_OPTIONS_DILATION_W_FACTOR, OPT_DILATION_H = EDGE_F_DEPTHWISE_CONV2D_OPTIONS_DILATION_H_FACTOR };
 
 /* Params block: the depthwise_params fields before its pointers, then
  * int32 multipliers and int8 shifts (one, or one per output channel). */
@@ -179,4 +179,4 @@ void edge_depthwise_rows(const edge_op_ctx *c, const void *in, int32_t row0, int
     depthwise_conv(&k, in, edge_in_data(c, 1), out);
 }
 
-const edge_op_impl edge_op_depthwise_conv_2d = {4, "DEPTHWISE_CONV_2D", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_depthwise_conv_2d = {EDGE_BUILTIN_DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D", prepare, eval, 0, 0, 0};

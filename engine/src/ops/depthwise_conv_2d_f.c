@@ -18,7 +18,7 @@
 #include "conv_shape.h"
 #include "weighted_op_f.h"
 
-enum { DW_OPTIONS_TYPE = 2 };
+enum { DW_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_DEPTHWISE_CONV2D_OPTIONS };
 
 typedef struct dw_f_params {
     int32_t batches, in_h, in_w, in_c, out_h, out_w, out_c, mult;
@@ -139,4 +139,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_depthwise_conv_2d_f = {4, "DEPTHWISE_CONV_2D", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_depthwise_conv_2d_f = {EDGE_BUILTIN_DEPTHWISE_CONV_2D, "DEPTHWISE_CONV_2D", prepare, eval, 0, 0, 0};

@@ -14,7 +14,7 @@
 #include "../quant.h"
 #include "op_common.h"
 
-enum { DEQUANTIZE_OPTIONS_TYPE = 38 };
+enum { DEQUANTIZE_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_DEQUANTIZE_OPTIONS };
 
 typedef struct dequantize_params {
     edge_channel_layout lay; /* of the input: each channel its scale and zero point */
@@ -101,4 +101,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_dequantize = {6, "DEQUANTIZE", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_dequantize = {EDGE_BUILTIN_DEQUANTIZE, "DEQUANTIZE", prepare, eval, 0, 0, 0};

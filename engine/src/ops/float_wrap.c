@@ -37,12 +37,12 @@ static uint32_t a16(uint64_t x) { return (uint32_t)((x + 15u) & ~(uint64_t)15u);
 
 static int is_mover(int32_t code) {
     switch (code) {
-    case 22: /* RESHAPE */
-    case 43: /* SQUEEZE */
-    case 34: /* PAD */
-    case 60: /* PADV2 */
-    case 2:  /* CONCATENATION */
-    case 45: /* STRIDED_SLICE */
+    case EDGE_BUILTIN_RESHAPE:
+    case EDGE_BUILTIN_SQUEEZE:
+    case EDGE_BUILTIN_PAD:
+    case EDGE_BUILTIN_PADV2:
+    case EDGE_BUILTIN_CONCATENATION:
+    case EDGE_BUILTIN_STRIDED_SLICE:
         return 1;
     default: return 0;
     }
@@ -269,26 +269,26 @@ static edge_status wrap_eval(edge_op_ctx *c, const edge_op_impl *inner) {
     const edge_op_impl edge_op_##name##_f = {code, op_name, prepare_##name, eval_##name, view, 0, 0};
 #define WRAP(name, code, op_name, view) WRAP_INNER(name, edge_op_##name, code, op_name, view)
 
-WRAP_INNER(add, edge_op_add_float, 0, "ADD", 0)
-WRAP_INNER(sub, edge_op_sub_float, 41, "SUB", 0)
-WRAP_INNER(mul, edge_op_mul_float, 18, "MUL", 0)
-WRAP_INNER(average_pool_2d, edge_op_average_pool_2d_float, 1, "AVERAGE_POOL_2D", 0)
-WRAP_INNER(max_pool_2d, edge_op_max_pool_2d_float, 17, "MAX_POOL_2D", 0)
-WRAP(mean, 40, "MEAN", 0)
-WRAP_INNER(softmax, edge_op_softmax_float, 25, "SOFTMAX", 0)
-WRAP_INNER(logistic, edge_op_logistic_float, 14, "LOGISTIC", 0)
-WRAP_INNER(tanh, edge_op_tanh_float, 28, "TANH", 0)
-WRAP_INNER(hard_swish, edge_op_hard_swish_float, 117, "HARD_SWISH", 0)
-WRAP_INNER(relu, edge_op_relu_float, 19, "RELU", 0)
-WRAP_INNER(relu6, edge_op_relu6_float, 21, "RELU6", 0)
-WRAP_INNER(leaky_relu, edge_op_leaky_relu_float, 98, "LEAKY_RELU", 0)
-WRAP(reshape, 22, "RESHAPE", 1)
-WRAP(squeeze, 43, "SQUEEZE", 1)
-WRAP(pad, 34, "PAD", 0)
-WRAP(padv2, 60, "PADV2", 0)
-WRAP(concatenation, 2, "CONCATENATION", 0)
-WRAP(strided_slice, 45, "STRIDED_SLICE", 0)
-WRAP(quantize, 114, "QUANTIZE", 0)
+WRAP_INNER(add, edge_op_add_float, EDGE_BUILTIN_ADD, "ADD", 0)
+WRAP_INNER(sub, edge_op_sub_float, EDGE_BUILTIN_SUB, "SUB", 0)
+WRAP_INNER(mul, edge_op_mul_float, EDGE_BUILTIN_MUL, "MUL", 0)
+WRAP_INNER(average_pool_2d, edge_op_average_pool_2d_float, EDGE_BUILTIN_AVERAGE_POOL_2D, "AVERAGE_POOL_2D", 0)
+WRAP_INNER(max_pool_2d, edge_op_max_pool_2d_float, EDGE_BUILTIN_MAX_POOL_2D, "MAX_POOL_2D", 0)
+WRAP(mean, EDGE_BUILTIN_MEAN, "MEAN", 0)
+WRAP_INNER(softmax, edge_op_softmax_float, EDGE_BUILTIN_SOFTMAX, "SOFTMAX", 0)
+WRAP_INNER(logistic, edge_op_logistic_float, EDGE_BUILTIN_LOGISTIC, "LOGISTIC", 0)
+WRAP_INNER(tanh, edge_op_tanh_float, EDGE_BUILTIN_TANH, "TANH", 0)
+WRAP_INNER(hard_swish, edge_op_hard_swish_float, EDGE_BUILTIN_HARD_SWISH, "HARD_SWISH", 0)
+WRAP_INNER(relu, edge_op_relu_float, EDGE_BUILTIN_RELU, "RELU", 0)
+WRAP_INNER(relu6, edge_op_relu6_float, EDGE_BUILTIN_RELU6, "RELU6", 0)
+WRAP_INNER(leaky_relu, edge_op_leaky_relu_float, EDGE_BUILTIN_LEAKY_RELU, "LEAKY_RELU", 0)
+WRAP(reshape, EDGE_BUILTIN_RESHAPE, "RESHAPE", 1)
+WRAP(squeeze, EDGE_BUILTIN_SQUEEZE, "SQUEEZE", 1)
+WRAP(pad, EDGE_BUILTIN_PAD, "PAD", 0)
+WRAP(padv2, EDGE_BUILTIN_PADV2, "PADV2", 0)
+WRAP(concatenation, EDGE_BUILTIN_CONCATENATION, "CONCATENATION", 0)
+WRAP(strided_slice, EDGE_BUILTIN_STRIDED_SLICE, "STRIDED_SLICE", 0)
+WRAP(quantize, EDGE_BUILTIN_QUANTIZE, "QUANTIZE", 0)
 
 /* DEQUANTIZE bfloat16 -> float32 is a widening; anything else with a float
  * input 0 goes to the op itself (which says what it does not take). */
@@ -319,4 +319,4 @@ static edge_status dq_eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_dequantize_f = {6, "DEQUANTIZE", dq_prepare, dq_eval, 0, 0, 0};
+const edge_op_impl edge_op_dequantize_f = {EDGE_BUILTIN_DEQUANTIZE, "DEQUANTIZE", dq_prepare, dq_eval, 0, 0, 0};

@@ -18,8 +18,8 @@
 #include "../quant.h"
 #include "weighted_op.h"
 
-enum { FC_OPTIONS_TYPE = 8 };
-enum { OPT_ACTIVATION = 0, OPT_WEIGHTS_FORMAT = 1, OPT_KEEP_NUM_DIMS = 2 };
+enum { FC_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_FULLY_CONNECTED_OPTIONS };
+enum { OPT_ACTIVATION = EDGE_F_FULLY_CONNECTED_OPTIONS_FUSED_ACTIVATION_FUNCTION, OPT_WEIGHTS_FORMAT = EDGE_F_FULLY_CONNECTED_OPTIONS_WEIGHTS_FORMAT, OPT_KEEP_NUM_DIMS = EDGE_F_FULLY_CONNECTED_OPTIONS_KEEP_NUM_DIMS };
 
 typedef edge_fc_params fc_params;
 
@@ -147,4 +147,4 @@ static uint32_t pack(edge_op_ctx *c, uint8_t *dst) {
 #define FC_PACK 0
 #endif
 
-const edge_op_impl edge_op_fully_connected = {9, "FULLY_CONNECTED", prepare, eval, 0, FC_PACK, 0};
+const edge_op_impl edge_op_fully_connected = {EDGE_BUILTIN_FULLY_CONNECTED, "FULLY_CONNECTED", prepare, eval, 0, FC_PACK, 0};

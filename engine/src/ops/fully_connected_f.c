@@ -11,8 +11,8 @@
 #include "../quant.h"
 #include "weighted_op_f.h"
 
-enum { FC_OPTIONS_TYPE = 8 };
-enum { OPT_ACTIVATION = 0, OPT_WEIGHTS_FORMAT = 1, OPT_KEEP_NUM_DIMS = 2 };
+enum { FC_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_FULLY_CONNECTED_OPTIONS };
+enum { OPT_ACTIVATION = EDGE_F_FULLY_CONNECTED_OPTIONS_FUSED_ACTIVATION_FUNCTION, OPT_WEIGHTS_FORMAT = EDGE_F_FULLY_CONNECTED_OPTIONS_WEIGHTS_FORMAT, OPT_KEEP_NUM_DIMS = EDGE_F_FULLY_CONNECTED_OPTIONS_KEEP_NUM_DIMS };
 
 typedef struct fc_f_params {
     systolic_f_params sp; /* weights and bias set at eval */
@@ -87,4 +87,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_fully_connected_f = {9, "FULLY_CONNECTED", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_fully_connected_f = {EDGE_BUILTIN_FULLY_CONNECTED, "FULLY_CONNECTED", prepare, eval, 0, 0, 0};

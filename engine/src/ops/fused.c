@@ -62,7 +62,9 @@ static int head_shape(const edge_model *m, uint32_t j) {
     if (ri.t.rank != 4 || rw.t.rank != 4 || ri.t.dims[0] != 1 || rw.t.dims[1] != 1 || rw.t.dims[2] != 1 ||
         rw.t.dims[3] != ri.t.dims[3])
         return 0;
-    if (fb_i32(h->options, 1, 0) != 1 || fb_i32(h->options, 2, 0) != 1) return 0; /* strides */
+    if (fb_i32(h->options, EDGE_F_CONV2D_OPTIONS_STRIDE_W, 0) != 1 ||
+        fb_i32(h->options, EDGE_F_CONV2D_OPTIONS_STRIDE_H, 0) != 1)
+        return 0;
     return !read_elsewhere(m, x, j + 1);
 }
 

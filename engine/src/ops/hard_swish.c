@@ -157,6 +157,6 @@ static edge_status eval_f(edge_op_ctx *c) {
 static edge_status prepare(edge_op_ctx *c) { return prepare_any(c, 0); }
 static edge_status prepare_f(edge_op_ctx *c) { return prepare_any(c, 1); }
 
-const edge_op_impl edge_op_hard_swish = {117, "HARD_SWISH", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_hard_swish = {EDGE_BUILTIN_HARD_SWISH, "HARD_SWISH", prepare, eval, 0, 0, 0};
 /* Only the float twin runs it (float_wrap.c). */
-const edge_op_impl edge_op_hard_swish_float = {117, "HARD_SWISH", prepare_f, eval_f, 0, 0, 0};
+const edge_op_impl edge_op_hard_swish_float = {EDGE_BUILTIN_HARD_SWISH, "HARD_SWISH", prepare_f, eval_f, 0, 0, 0};

@@ -15,8 +15,8 @@
 #include "../quant.h"
 #include "relu.h"
 
-enum { LEAKY_RELU_OPTIONS_TYPE = 75 };
-enum { OPT_ALPHA = 0 };
+enum { LEAKY_RELU_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_LEAKY_RELU_OPTIONS };
+enum { OPT_ALPHA = EDGE_F_LEAKY_RELU_OPTIONS_ALPHA };
 
 typedef struct leaky_relu_params {
     int32_t type;
@@ -131,6 +131,6 @@ static edge_status eval_f(edge_op_ctx *c) {
 static edge_status prepare(edge_op_ctx *c) { return prepare_any(c, 0); }
 static edge_status prepare_f(edge_op_ctx *c) { return prepare_any(c, 1); }
 
-const edge_op_impl edge_op_leaky_relu = {98, "LEAKY_RELU", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_leaky_relu = {EDGE_BUILTIN_LEAKY_RELU, "LEAKY_RELU", prepare, eval, 0, 0, 0};
 /* Only the float twin runs it (float_wrap.c). */
-const edge_op_impl edge_op_leaky_relu_float = {98, "LEAKY_RELU", prepare_f, eval_f, 0, 0, 0};
+const edge_op_impl edge_op_leaky_relu_float = {EDGE_BUILTIN_LEAKY_RELU, "LEAKY_RELU", prepare_f, eval_f, 0, 0, 0};

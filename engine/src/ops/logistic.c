@@ -16,6 +16,6 @@
 static edge_status prepare(edge_op_ctx *c) { return edge_lut_act_prepare(c, EDGE_LUT_LOGISTIC, 0); }
 static edge_status prepare_f(edge_op_ctx *c) { return edge_lut_act_prepare(c, EDGE_LUT_LOGISTIC, 1); }
 
-const edge_op_impl edge_op_logistic = {14, "LOGISTIC", prepare, edge_lut_act_eval, 0, 0, 0};
+const edge_op_impl edge_op_logistic = {EDGE_BUILTIN_LOGISTIC, "LOGISTIC", prepare, edge_lut_act_eval, 0, 0, 0};
 /* Only the float twin runs it (float_wrap.c). */
-const edge_op_impl edge_op_logistic_float = {14, "LOGISTIC", prepare_f, edge_lut_act_eval_f, 0, 0, 0};
+const edge_op_impl edge_op_logistic_float = {EDGE_BUILTIN_LOGISTIC, "LOGISTIC", prepare_f, edge_lut_act_eval_f, 0, 0, 0};

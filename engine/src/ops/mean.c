@@ -22,8 +22,8 @@
 #include "../quant.h"
 #include "op_common.h"
 
-enum { REDUCER_OPTIONS_TYPE = 27 };
-enum { OPT_KEEP_DIMS = 0 };
+enum { REDUCER_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_REDUCER_OPTIONS };
+enum { OPT_KEEP_DIMS = EDGE_F_REDUCER_OPTIONS_KEEP_DIMS };
 
 typedef struct mean_params {
     /* Input dimensions split into kept and reduced groups, outermost first,
@@ -230,4 +230,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_mean = {40, "MEAN", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_mean = {EDGE_BUILTIN_MEAN, "MEAN", prepare, eval, 0, 0, 0};

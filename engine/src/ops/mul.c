@@ -15,7 +15,7 @@
 #include "../quant.h"
 #include "binary_op.h"
 
-enum { MUL_OPTIONS_TYPE = 21 };
+enum { MUL_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_MUL_OPTIONS };
 
 typedef struct mul_params {
     edge_bcast bc;
@@ -143,6 +143,6 @@ static edge_status eval_f(edge_op_ctx *c) {
 static edge_status prepare(edge_op_ctx *c) { return prepare_any(c, 0); }
 static edge_status prepare_f(edge_op_ctx *c) { return prepare_any(c, 1); }
 
-const edge_op_impl edge_op_mul = {18, "MUL", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_mul = {EDGE_BUILTIN_MUL, "MUL", prepare, eval, 0, 0, 0};
 /* Only the float twin runs it (float_wrap.c). */
-const edge_op_impl edge_op_mul_float = {18, "MUL", prepare_f, eval_f, 0, 0, 0};
+const edge_op_impl edge_op_mul_float = {EDGE_BUILTIN_MUL, "MUL", prepare_f, eval_f, 0, 0, 0};

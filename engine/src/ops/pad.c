@@ -11,7 +11,7 @@
  */
 #include "op_common.h"
 
-enum { PAD_OPTIONS_TYPE = 22, PADV2_OPTIONS_TYPE = 43 };
+enum { PAD_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_PAD_OPTIONS, PADV2_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_PAD_V2_OPTIONS };
 enum { PAD_DIMS = 5 };
 
 typedef struct pad_params {
@@ -165,6 +165,6 @@ static edge_status eval(edge_op_ctx *c) {
     }
 }
 
-const edge_op_impl edge_op_pad = {34, "PAD", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_pad = {EDGE_BUILTIN_PAD, "PAD", prepare, eval, 0, 0, 0};
 /* Not yet in ops.h's EDGE_OP_LIST: the lead registers it there. */
-const edge_op_impl edge_op_padv2 = {60, "PADV2", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_padv2 = {EDGE_BUILTIN_PADV2, "PADV2", prepare, eval, 0, 0, 0};

@@ -9,9 +9,9 @@
 #include "op_common.h"
 #include "pool_2d.h"
 
-enum { POOL_OPTIONS_TYPE = 5 };
-enum { OPT_PADDING = 0, OPT_STRIDE_W = 1, OPT_STRIDE_H = 2, OPT_FILTER_W = 3, OPT_FILTER_H = 4,
-       OPT_ACTIVATION = 5 };
+enum { POOL_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_POOL2D_OPTIONS };
+enum { OPT_PADDING = EDGE_F_POOL2D_OPTIONS_PADDING, OPT_STRIDE_W = EDGE_F_POOL2D_OPTIONS_STRIDE_W, OPT_STRIDE_H = EDGE_F_POOL2D_OPTIONS_STRIDE_H, OPT_FILTER_W = EDGE_F_POOL2D_OPTIONS_FILTER_WIDTH, OPT_FILTER_H = EDGE_F_POOL2D_OPTIONS_FILTER_HEIGHT,
+       OPT_ACTIVATION = EDGE_F_POOL2D_OPTIONS_FUSED_ACTIVATION_FUNCTION };
 
 /* One spatial axis: its output extent and leading padding (conv_common.h,
  * dilation 1). Out of line, so it is there once for both axes. */

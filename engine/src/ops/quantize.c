@@ -16,7 +16,7 @@
 #include "../quant.h"
 #include "op_common.h"
 
-enum { QUANTIZE_OPTIONS_TYPE = 89 };
+enum { QUANTIZE_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_QUANTIZE_OPTIONS };
 
 typedef struct quantize_params {
     edge_channel_layout lay; /* of the output: each channel its scale and zero point */
@@ -130,4 +130,4 @@ static edge_status eval(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_quantize = {114, "QUANTIZE", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_quantize = {EDGE_BUILTIN_QUANTIZE, "QUANTIZE", prepare, eval, 0, 0, 0};

@@ -137,6 +137,6 @@ edge_status edge_relu_eval_f(edge_op_ctx *c) {
 static edge_status prepare(edge_op_ctx *c) { return edge_relu_prepare(c, 0, 0); }
 static edge_status prepare_f(edge_op_ctx *c) { return edge_relu_prepare(c, 0, 1); }
 
-const edge_op_impl edge_op_relu = {19, "RELU", prepare, edge_relu_eval, 0, 0, 0};
+const edge_op_impl edge_op_relu = {EDGE_BUILTIN_RELU, "RELU", prepare, edge_relu_eval, 0, 0, 0};
 /* Only the float twin runs it (float_wrap.c). */
-const edge_op_impl edge_op_relu_float = {19, "RELU", prepare_f, edge_relu_eval_f, 0, 0, 0};
+const edge_op_impl edge_op_relu_float = {EDGE_BUILTIN_RELU, "RELU", prepare_f, edge_relu_eval_f, 0, 0, 0};

@@ -14,6 +14,6 @@
 static edge_status prepare(edge_op_ctx *c) { return edge_relu_prepare(c, 1, 0); }
 static edge_status prepare_f(edge_op_ctx *c) { return edge_relu_prepare(c, 1, 1); }
 
-const edge_op_impl edge_op_relu6 = {21, "RELU6", prepare, edge_relu_eval, 0, 0, 0};
+const edge_op_impl edge_op_relu6 = {EDGE_BUILTIN_RELU6, "RELU6", prepare, edge_relu_eval, 0, 0, 0};
 /* Only the float twin runs it (float_wrap.c). */
-const edge_op_impl edge_op_relu6_float = {21, "RELU6", prepare_f, edge_relu_eval_f, 0, 0, 0};
+const edge_op_impl edge_op_relu6_float = {EDGE_BUILTIN_RELU6, "RELU6", prepare_f, edge_relu_eval_f, 0, 0, 0};

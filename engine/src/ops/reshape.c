@@ -12,8 +12,8 @@
  */
 #include "op_common.h"
 
-enum { RESHAPE_OPTIONS_TYPE = 17 };
-enum { OPT_NEW_SHAPE = 0 };
+enum { RESHAPE_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_RESHAPE_OPTIONS };
+enum { OPT_NEW_SHAPE = EDGE_F_RESHAPE_OPTIONS_NEW_SHAPE };
 
 /* Does the requested shape (n int32 entries at `shape`) resolve to `out`'s? */
 static edge_status check_new_shape(const edge_op_ctx *c, const uint8_t *shape, uint32_t n,
@@ -83,4 +83,4 @@ static edge_status prepare(edge_op_ctx *c) {
     return st;
 }
 
-const edge_op_impl edge_op_reshape = {22, "RESHAPE", prepare, edge_op_view_eval, 1, 0, 0};
+const edge_op_impl edge_op_reshape = {EDGE_BUILTIN_RESHAPE, "RESHAPE", prepare, edge_op_view_eval, 1, 0, 0};

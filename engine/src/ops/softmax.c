@@ -21,8 +21,8 @@
 #include "../quant.h"
 #include "op_common.h"
 
-enum { SOFTMAX_OPTIONS_TYPE = 9 };
-enum { OPT_BETA = 0 };
+enum { SOFTMAX_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_SOFTMAX_OPTIONS };
+enum { OPT_BETA = EDGE_F_SOFTMAX_OPTIONS_BETA };
 enum { SCALED_DIFF_INT_BITS = 5, ACCUM_INT_BITS = 12 };
 
 typedef struct softmax_params {
@@ -195,5 +195,5 @@ static edge_status eval(edge_op_ctx *c) {
 static edge_status prepare(edge_op_ctx *c) { return prepare_any(c, 0); }
 static edge_status prepare_f(edge_op_ctx *c) { return prepare_any(c, 1); }
 
-const edge_op_impl edge_op_softmax = {25, "SOFTMAX", prepare, eval, 0, 0, 0};
-const edge_op_impl edge_op_softmax_float = {25, "SOFTMAX", prepare_f, eval_f, 0, 0, 0};
+const edge_op_impl edge_op_softmax = {EDGE_BUILTIN_SOFTMAX, "SOFTMAX", prepare, eval, 0, 0, 0};
+const edge_op_impl edge_op_softmax_float = {EDGE_BUILTIN_SOFTMAX, "SOFTMAX", prepare_f, eval_f, 0, 0, 0};

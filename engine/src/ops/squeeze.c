@@ -10,8 +10,8 @@
  */
 #include "op_common.h"
 
-enum { SQUEEZE_OPTIONS_TYPE = 30 };
-enum { OPT_SQUEEZE_DIMS = 0 };
+enum { SQUEEZE_OPTIONS_TYPE = EDGE_BUILTIN_OPTIONS_SQUEEZE_OPTIONS };
+enum { OPT_SQUEEZE_DIMS = EDGE_F_SQUEEZE_OPTIONS_SQUEEZE_DIMS };
 
 static const edge_op_form form = {1, 1, 0, EDGE_FORM_SAME_TYPE | EDGE_FORM_SIZED, SQUEEZE_OPTIONS_TYPE, 0,
                                    "SqueezeOptions"};
@@ -55,4 +55,4 @@ static edge_status prepare(edge_op_ctx *c) {
     return EDGE_OK;
 }
 
-const edge_op_impl edge_op_squeeze = {43, "SQUEEZE", prepare, edge_op_view_eval, 1, 0, 0};
+const edge_op_impl edge_op_squeeze = {EDGE_BUILTIN_SQUEEZE, "SQUEEZE", prepare, edge_op_view_eval, 1, 0, 0};

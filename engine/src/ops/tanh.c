@@ -15,6 +15,6 @@
 static edge_status prepare(edge_op_ctx *c) { return edge_lut_act_prepare(c, EDGE_LUT_TANH, 0); }
 static edge_status prepare_f(edge_op_ctx *c) { return edge_lut_act_prepare(c, EDGE_LUT_TANH, 1); }
 
-const edge_op_impl edge_op_tanh = {28, "TANH", prepare, edge_lut_act_eval, 0, 0, 0};
+const edge_op_impl edge_op_tanh = {EDGE_BUILTIN_TANH, "TANH", prepare, edge_lut_act_eval, 0, 0, 0};
 /* Only the float twin runs it (float_wrap.c). */
-const edge_op_impl edge_op_tanh_float = {28, "TANH", prepare_f, edge_lut_act_eval_f, 0, 0, 0};
+const edge_op_impl edge_op_tanh_float = {EDGE_BUILTIN_TANH, "TANH", prepare_f, edge_lut_act_eval_f, 0, 0, 0};
