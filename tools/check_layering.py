@@ -101,6 +101,8 @@ def call_graph(build):
     defined, used = {}, {}
     for o in objs:
         src = os.path.relpath(o, build)[:-2] + ".c"
+        if not os.path.isfile(os.path.join(REPO, src)):
+            continue  # a stale object: its source moved or was removed
         out = subprocess.run(["nm", "-g", o], capture_output=True, text=True).stdout
         used[src] = set()
         for line in out.splitlines():
