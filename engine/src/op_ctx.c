@@ -86,28 +86,3 @@ int edge_same_shape(const edge_tensor *a, const edge_tensor *b) {
         if (a->dims[i] != b->dims[i]) return 0;
     return 1;
 }
-
-edge_status edge_unary_prepare(const edge_op_ctx *c, uint32_t types, const char *names,
-                               edge_tensor_rt **in, edge_tensor_rt **out) {
-    const edge_op_rt *op = c->op;
-    if (op->n_in != 1 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 1 input and 1 output, has %u and %u",
-                            op->n_in, op->n_out);
-    edge_tensor_rt *i = edge_in(c, 0), *o = edge_out(c, 0);
-    if (!i || !o) return edge_op_fail(c, EDGE_ERR_MODEL, "input or output missing");
-    const edge_type t = i->t.type;
-    if (o->t.type != t)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "input is %s but output is %s", edge_type_name(t),
-                            edge_type_name(o->t.type));
-    if ((uint32_t)t >= 32 || !(types & EDGE_TYPE_BIT(t)))
-        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (%s)", edge_type_name(t),
-                            names);
-    if (!edge_same_shape(&i->t, &o->t))
-        return edge_op_fail(c, EDGE_ERR_SHAPE, "output shape differs from the input's");
-    if (t != EDGE_FLOAT32 && (i->q_count < 1 || o->q_count < 1))
-        return edge_op_fail(c, EDGE_ERR_MODEL, "%s input and output must be quantized",
-                            edge_type_name(t));
-    *in = i;
-    *out = o;
-    return EDGE_OK;
-}

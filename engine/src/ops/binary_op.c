@@ -4,19 +4,17 @@
  */
 #include "binary_op.h"
 
+#include "op_common.h"
+
 #include "../quant.h"
 
 edge_status edge_binary_operands(edge_op_ctx *c, uint8_t options_type, const char *options_name,
                                  int out_follows_inputs, binary_operands *o) {
-    edge_op_rt *op = c->op;
-    if (op->n_in != 2 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 2 inputs and 1 output, has %u and %u", op->n_in,
-                            op->n_out);
-    edge_tensor_rt *in1 = edge_in(c, 0), *in2 = edge_in(c, 1), *out = edge_out(c, 0);
-    if (!in1 || !in2 || !out) return edge_op_fail(c, EDGE_ERR_MODEL, "an input or the output is missing");
-    if (op->options_type != options_type && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not %s (type %u)", options_name,
-                            (unsigned)op->options_type);
+    const edge_op_form form = {2, 2, 2, 0, options_type, 0, options_name};
+    edge_tensor_rt *in1, *out;
+    edge_status st = edge_op_begin(c, &form, &in1, &out);
+    if (st) return st;
+    edge_tensor_rt *in2 = edge_in(c, 1);
     /* LiteRT's add_quantized test model declares a float32 intermediate
      * between uint8 ADDs; fixed before planning. */
     if (out_follows_inputs && !c->params && out->t.type != in2->t.type && !out->is_const &&

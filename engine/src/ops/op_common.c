@@ -39,7 +39,7 @@ edge_status edge_op_begin(const edge_op_ctx *c, const edge_op_form *f, edge_tens
     *out = edge_out(c, 0);
     if (!*out) return edge_op_fail(c, EDGE_ERR_MODEL, "output missing");
     const uint32_t ot = op->options_type;
-    if (ot != 0 && ot != f->options_type && ot != f->options_alt)
+    if (ot != 0 && ot != f->options_type && ot != f->options_alt && !(f->checks & EDGE_FORM_ANY_OPTIONS))
         return edge_op_fail(c, EDGE_ERR_MODEL, "options are not %s (type %u)", f->options_name, ot);
     return edge_op_check_type(c, *in, *out, f->checks);
 }
@@ -82,5 +82,23 @@ edge_status edge_op_check_count(const edge_op_ctx *c, const edge_tensor_rt *in, 
     const int64_t ni = edge_numel(&in->t), no = edge_numel(&out->t);
     if (ni != no)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "input has %ld elements, output %ld", (long)ni, (long)no);
+    return EDGE_OK;
+}
+
+edge_status edge_unary_prepare(const edge_op_ctx *c, uint32_t types, const char *names,
+                               edge_tensor_rt **in, edge_tensor_rt **out) {
+    static const edge_op_form unary = {1, 1, 0, EDGE_FORM_SAME_TYPE | EDGE_FORM_ANY_OPTIONS, 0, 0, ""};
+    const edge_status st = edge_op_begin(c, &unary, in, out);
+    if (st) return st;
+    const edge_tensor_rt *i = *in, *o = *out;
+    const edge_type t = i->t.type;
+    if ((uint32_t)t >= 32 || !(types & EDGE_TYPE_BIT(t)))
+        return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "type %s not supported (%s)", edge_type_name(t),
+                            names);
+    if (!edge_same_shape(&i->t, &o->t))
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "output shape differs from the input's");
+    if (t != EDGE_FLOAT32 && (i->q_count < 1 || o->q_count < 1))
+        return edge_op_fail(c, EDGE_ERR_MODEL, "%s input and output must be quantized",
+                            edge_type_name(t));
     return EDGE_OK;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * op_common.h — what most ops' prepare and eval would otherwise each repeat:
- * the opening checks (operand counts, the operands that must be there, the
- * options table's type, one element type for input 0 and output 0), the
+ * the opening checks (edge_op_begin: operand counts, the operands that must
+ * be there, the options table's type, one element type for input 0 and
+ * output 0; every op's prepare starts with it, directly or through the
+ * unary, binary and weighted openers built on it), the
  * closing params copy, and the eval of the pure views. Written once here
  * because every op had its own copy, some 150 bytes of code each on a
  * Cortex-M.
@@ -26,7 +28,8 @@ enum {
     EDGE_FORM_SAME_TYPE = 1, /* output 0's type is input 0's, else EDGE_ERR_MODEL */
     EDGE_FORM_ONE_TYPE = 2,  /* the same, refused as EDGE_ERR_UNSUPPORTED */
     EDGE_FORM_SIZED = 4,     /* input 0's type has an element size */
-    EDGE_FORM_NUMERIC = 8    /* input 0 is int8, uint8, int16 or float32 */
+    EDGE_FORM_NUMERIC = 8,   /* input 0 is int8, uint8, int16 or float32 */
+    EDGE_FORM_ANY_OPTIONS = 16 /* no options check: the op reads its own (or none) */
 };
 
 /* EDGE_OK with *in and *out (input 0, output 0) set, or the failure

@@ -4,21 +4,15 @@
  */
 #include "weighted_op_f.h"
 
+#include "op_common.h"
+
 edge_status edge_weighted_operands_f(edge_op_ctx *c, uint8_t options_type, const char *options_name,
                                      const char *w_name, weighted_operands_f *o) {
-    edge_op_rt *op = c->op;
-    if (op->n_in < 2 || op->n_in > 3 || op->n_out != 1)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "expects 2 or 3 inputs and 1 output, has %u and %u",
-                            op->n_in, op->n_out);
-    o->in = edge_in(c, 0);
+    const edge_op_form form = {2, 3, 2, 0, options_type, 0, options_name};
+    edge_status st = edge_op_begin(c, &form, &o->in, &o->out);
+    if (st) return st;
     o->w = edge_in(c, 1);
     o->bias = edge_in(c, 2);
-    o->out = edge_out(c, 0);
-    if (!o->in || !o->w || !o->out)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "input, %s or output missing", w_name);
-    if (op->options_type != options_type && op->options_type != 0)
-        return edge_op_fail(c, EDGE_ERR_MODEL, "options are not %s (type %u)", options_name,
-                            (unsigned)op->options_type);
     const edge_type it = o->in->t.type, wt = o->w->t.type, ot = o->out->t.type;
     if (edge_is_float_type(it) && (wt == EDGE_INT8 || wt == EDGE_UINT8))
         return edge_op_fail(c, EDGE_ERR_UNSUPPORTED,
