@@ -53,8 +53,8 @@ DW_GRAPHS = [g for g in GRAPHS if _has_depthwise(*g)]
 def run_model_builds(tmp_path_factory):
     if not shutil.which("cc"):
         pytest.skip("no host C compiler")
-    src = [os.path.join(REPO, "engine", "src", d, f) for d in ("", "ops", "kernels")
-           for f in sorted(os.listdir(os.path.join(REPO, "engine", "src", d))) if f.endswith(".c")]
+    src = sorted(os.path.join(d, f) for d, _, fs in os.walk(os.path.join(REPO, "engine", "src"))
+                 for f in fs if f.endswith(".c"))
     exes = {}
     for name, defs in BUILDS.items():
         exe = str(tmp_path_factory.mktemp(name) / "run_model")

@@ -217,8 +217,8 @@ def portable_run_model(tmp_path_factory):
     if not shutil.which("cc"):
         pytest.skip("no host C compiler")
     exe = str(tmp_path_factory.mktemp("portable") / "run_model")
-    src = [os.path.join(REPO, "engine", "src", d, f) for d in ("", "ops", "kernels")
-           for f in sorted(os.listdir(os.path.join(REPO, "engine", "src", d))) if f.endswith(".c")]
+    src = sorted(os.path.join(d, f) for d, _, fs in os.walk(os.path.join(REPO, "engine", "src"))
+                 for f in fs if f.endswith(".c"))
     r = subprocess.run(["cc", "-std=c11", "-O1", "-DEDGE_X86_MAX_LEVEL=0",
                         "-I" + os.path.join(REPO, "engine", "include"),
                         "-I" + os.path.join(REPO, "engine", "src")] + src +

@@ -83,6 +83,7 @@ void edge_conv_s8_run(const edge_conv_params *p, const edge_conv_data *d);
  * prefers larger chunks than the plan's ring, a ring of ring_bytes and
  * a chunk size in pixels (else ring NULL). fn sets d->state for each
  * edge_conv_s8_run it makes. */
+#define EDGE_CONV_CHUNK_RING EDGE_KERNELS_RUNTIME /* some variant may bring its own ring */
 typedef edge_status (*edge_conv_chunks_fn)(void *ctx, const void *state, uint8_t *ring, uint32_t ring_bytes,
                                            int32_t pixels);
 edge_status edge_conv_s8_chunked(const edge_conv_params *p, const edge_conv_data *d, edge_conv_chunks_fn fn,
@@ -92,11 +93,8 @@ edge_status edge_conv_s8_chunked(const edge_conv_params *p, const edge_conv_data
  * (0: none); with dst, writes them and records them in p. */
 uint32_t edge_conv_s8_pack(edge_conv_params *p, const void *filt, const int32_t *bias, uint8_t *dst);
 
-/* The portable lowering (portable/conv_gemm.c), and its im2col row
- * (output pixel oy, ox of image img, group g: k bytes in the filter's
- * (ky, kx, c) order), which variants share. */
+/* The portable lowering (portable/conv_gemm.c; its im2col row, which
+ * variants share, is portable/conv_im2col.h). */
 void edge_conv_s8_portable(const edge_conv_params *p, const edge_conv_data *d);
-void edge_conv_im2col_row(const edge_conv_params *p, const uint8_t *img, int32_t oy, int32_t ox, int32_t g,
-                          uint8_t *dst);
 
 #endif

@@ -172,7 +172,7 @@ static void conv_rows(const void *state, int32_t r0, int32_t r1, uint8_t *dst) {
 static edge_status run_chunks(void *ctx, const void *state, uint8_t *ring, uint32_t ring_bytes, int32_t pixels) {
     rows_state *s = (rows_state *)ctx;
     s->d.state = state;
-    if (ring) {
+    if (EDGE_CONV_CHUNK_RING && ring) {
         uint32_t rows = 0;
         const int32_t chunk = edge_fused_chunk(s->c, pixels, ring_bytes, &rows);
         if (chunk) return edge_fused_run(s->c, ring, rows, chunk, conv_rows, s);
@@ -202,7 +202,8 @@ static edge_status eval(edge_op_ctx *c) {
         s.c = c;
         s.p = p;
         s.d = d;
-        return edge_conv_s8_chunked(p, &d, run_chunks, &s);
+        /* Without a variant that chunks its own way, straight to the plan's. */
+        return EDGE_CONV_CHUNK_RING ? edge_conv_s8_chunked(p, &d, run_chunks, &s) : run_chunks(&s, 0, 0, 0, 0);
     }
     edge_conv_s8_run(p, &d);
     return EDGE_OK;

@@ -10,7 +10,7 @@
 
 #ifdef EDGE_SYSTOLIC_X86
 
-#include "../../edge_internal.h" /* edge_memset */
+#include "../portable/conv_im2col.h"
 
 typedef edge_conv_params conv_params;
 
