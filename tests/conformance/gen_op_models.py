@@ -70,6 +70,11 @@ def convert(spec):
 
     rng = np.random.default_rng(seed_of(spec.name))
     body = spec.fn(rng)
+    if spec.io == "int32":  # an integer graph: converted as it is, nothing to quantize
+        sig = [tf.TensorSpec(s, tf.int32) for s in spec.in_shapes]
+        fn = tf.function(body, input_signature=sig, autograph=False)
+        conv = tf.lite.TFLiteConverter.from_concrete_functions([fn.get_concrete_function()], fn)
+        return conv.convert()
     sig = [tf.TensorSpec(s, tf.float32) for s in spec.in_shapes]
     fn = tf.function(body, input_signature=sig, autograph=False)
     cf = fn.get_concrete_function()
@@ -90,7 +95,10 @@ def convert(spec):
     conv.optimizations = [tf.lite.Optimize.DEFAULT]
     conv.representative_dataset = rep
     conv.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-    io_type = {"int8": tf.int8, "uint8": tf.uint8, "float": tf.float32}[spec.io]
+    if spec.io == "int16":  # the 16x8 mode: int16 activations, int8 weights
+        conv.target_spec.supported_ops = [
+            tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+    io_type = {"int8": tf.int8, "uint8": tf.uint8, "float": tf.float32, "int16": tf.int16}[spec.io]
     conv.inference_input_type = io_type
     conv.inference_output_type = io_type
     if not spec.per_channel:
@@ -257,7 +265,8 @@ def binary_spec(name, op, sa, sb, ra=(-1.0, 1.0), rb=(-1.0, 1.0), act="none", co
                 io="int8"):
     import tensorflow as tf
 
-    f = {"ADD": tf.add, "SUB": tf.subtract, "MUL": tf.multiply}[op]
+    f = {"ADD": tf.add, "SUB": tf.subtract, "MUL": tf.multiply, "MAXIMUM": tf.maximum,
+         "MINIMUM": tf.minimum}[op]
 
     def fn(rng):
         a = act_fn(act)
@@ -378,6 +387,17 @@ def catalogue():
         add(binary_spec("%s_const" % p, op, (1, 4, 4, 8), (1, 1, 4, 8), rb=(-1.5, 0.5),
                         const_b=True))
     add(binary_spec("add_relu6", "ADD", (1, 6, 6, 4), (1, 6, 6, 4), ra=(-4.0, 4.0), act="relu6"))
+    # MAXIMUM / MINIMUM (docs/adding-an-op.md's worked example): int8, the
+    # 16x8 mode's int16, and a plain int32 graph, with broadcasting.
+    for op in ("MAXIMUM", "MINIMUM"):
+        p = op.lower()
+        add(binary_spec("%s_same" % p, op, (1, 4, 4, 8), (1, 4, 4, 8)))
+        add(binary_spec("%s_bcast_c" % p, op, (1, 4, 4, 8), (1, 1, 1, 8), rb=(-2.0, 2.0)))
+        add(binary_spec("%s_bcast_both" % p, op, (1, 4, 1, 8), (1, 1, 5, 8), ra=(-3.0, 1.0)))
+        add(binary_spec("%s_bcast_rank" % p, op, (2, 3, 8), (8,)))
+        add(binary_spec("%s_const" % p, op, (1, 4, 4, 8), (1, 1, 4, 8), rb=(-1.5, 0.5), const_b=True))
+        add(binary_spec("%s_int16" % p, op, (1, 4, 4, 8), (1, 1, 1, 8), rb=(-2.0, 2.0), io="int16"))
+        add(binary_spec("%s_int32" % p, op, (2, 3, 8), (8,), io="int32"))
     add(binary_spec("mul_relu6", "MUL", (1, 6, 6, 4), (1, 6, 6, 4), ra=(-4.0, 4.0),
                     rb=(-2.0, 2.0), act="relu6"))
     add(binary_spec("add_uint8io", "ADD", (1, 4, 4, 8), (1, 4, 4, 8), rb=(-3.0, 3.0), io="uint8"))

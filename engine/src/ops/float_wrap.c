@@ -289,6 +289,8 @@ WRAP(padv2, EDGE_BUILTIN_PADV2, "PADV2", 0)
 WRAP(concatenation, EDGE_BUILTIN_CONCATENATION, "CONCATENATION", 0)
 WRAP(strided_slice, EDGE_BUILTIN_STRIDED_SLICE, "STRIDED_SLICE", 0)
 WRAP(quantize, EDGE_BUILTIN_QUANTIZE, "QUANTIZE", 0)
+WRAP(maximum, EDGE_BUILTIN_MAXIMUM, "MAXIMUM", 0)
+WRAP(minimum, EDGE_BUILTIN_MINIMUM, "MINIMUM", 0)
 
 /* DEQUANTIZE bfloat16 -> float32 is a widening; anything else with a float
  * input 0 goes to the op itself (which says what it does not take). */

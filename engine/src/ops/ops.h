@@ -15,7 +15,8 @@
     X(average_pool_2d) X(max_pool_2d) X(mean)                                 \
     X(softmax) X(logistic) X(tanh) X(hard_swish) X(relu) X(relu6)             \
     X(leaky_relu) X(quantize) X(dequantize)                                   \
-    X(reshape) X(squeeze) X(pad) X(padv2) X(concatenation) X(strided_slice)
+    X(reshape) X(squeeze) X(pad) X(padv2) X(concatenation) X(strided_slice)  \
+    X(maximum) X(minimum)
 
 /* Float twins of ops whose int8 file stays int8-only: chosen by the loader
  * when the op's input 0 is FLOAT32 or BFLOAT16 (edge_op_find_float). Each
@@ -27,7 +28,7 @@
     X(softmax_f) X(logistic_f) X(tanh_f) X(hard_swish_f) X(relu_f) X(relu6_f) \
     X(leaky_relu_f) X(quantize_f) X(dequantize_f)                             \
     X(reshape_f) X(squeeze_f) X(pad_f) X(padv2_f) X(concatenation_f)         \
-    X(strided_slice_f)
+    X(strided_slice_f) X(maximum_f) X(minimum_f)
 
 /* The float32 code of ops whose float twin (float_wrap.c) runs it apart
  * from the int8 op, so that int8-only builds leave it out. */
