@@ -1,34 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * systolic.h — the one fixed-function primitive the MAC-heavy ops lower to.
- *
- * A weight-stationary int8 (or TF1-era uint8) matrix engine, modelled as an
- * array of EDGE_SYSTOLIC_ROWS x EDGE_SYSTOLIC_COLS cells. It computes, for
- * each activation row m and output channel n:
- *
- *   acc      = sum_k (A[m][k] + input_offset) * (W[n][k] + filter_offset) + bias[n]
- *   C[m][n]  = clamp(requant_n(acc) + output_offset, act_min, act_max)
- *
- * bit for bit as TFLite's reference kernels do (int32 accumulation with
- * two's-complement wrap, then gemmlowp's double-rounding
- * MultiplyByQuantizedMultiplier, or for LiteRT's reference FULLY_CONNECTED
- * round(double(acc) * scale)).
- *
- * W is stored [n][k], exactly as TFLite stores CONV_2D filters (OHWI) and
- * FULLY_CONNECTED weights, so constant weights are used in place (flash).
- * Activation rows are given as pointers (an implicit im2col: each row may
- * point into the input tensor or into a few rows of scratch).
- *
- * The expansion
- *   sum (A+io)(W+fo) = sum A*W + fo*sum A + [io*sum W + k*io*fo]
- * moves the bracket into an "effective bias" (systolic_fold_bias, which the
- * ops run per eval into scratch), so the inner loop is a pure 8-bit dot
- * product; the
- * fo*sum A row term is only computed when filter_offset != 0 (uint8 models).
- * With int32 wrap-around this is exactly the reference sum, as long as
- * padded taps hold the input zero point (so that A + io == 0 there).
- *
- * No allocation, no globals; every buffer belongs to the caller.
+ * systolic.h — the one fixed-function MAC primitive (docs/kernels.md): a
+ * weight-stationary int8/uint8 array of EDGE_SYSTOLIC_ROWS x _COLS cells,
+ *   C[m][n] = clamp(requant_n(sum_k (A[m][k] + io) * (W[n][k] + fo) + bias[n]) + oo)
+ * bit for bit as TFLite's reference kernels (int32 wrap; gemmlowp's
+ * MultiplyByQuantizedMultiplier, or LiteRT FULLY_CONNECTED's
+ * round(double(acc) * scale)). W is [n][k] as TFLite stores it, used in
+ * place; rows come as pointers (implicit im2col). io * sum W goes into an
+ * effective bias (systolic_fold_bias, folded per eval into scratch); the
+ * fo * sum A row term only runs for uint8. Padded taps hold the input zero
+ * point. No allocation; every buffer is the caller's.
  */
 #ifndef EDGE_KERNELS_SYSTOLIC_H
 #define EDGE_KERNELS_SYSTOLIC_H

@@ -1,29 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * systolic_x86.h — x86-64 SIMD variants of the int8 systolic kernel, chosen
- * at run time (cpuid) and recorded in each op's params at prepare: the
- * engine keeps no global state, and the default build still runs on any
- * x86-64 (every SIMD function carries its own target attribute).
- *
- * Only compiled for x86-64 with GCC or Clang (EDGE_SYSTOLIC_X86); other
- * targets see none of it, so Arm builds carry no x86 code.
- *
- * The conv kernel works on a "panel" of up to 16 activation rows stored
- * transposed, four k at a time: panel word [q][r] = row r's bytes 4q..4q+3,
- * each XORed with 0x80 (a + 128, an unsigned byte), zero past k. AVX-512
- * VNNI's vpdpbusd multiplies those unsigned bytes by four signed weight bytes
- * broadcast from the weights in place ([n][k], as TFLite stores them, no
- * packing) and adds into 16 int32 lanes, one per row. Since
- *   sum (a + 128) * w = sum a * w + 128 * sum w,
- * the effective bias is lowered by 128 * sum_k W[n][k] at prepare
- * (systolic_x86_bias_shift); in int32 wrap-around arithmetic that is exact.
- *
- * Without VNNI, AVX2 keeps the activations as they are and multiplies
- * |a| (unsigned, <= 128) by w * sign(a) with vpmaddubsw: each pair sum is at
- * most 2 * 128 * 127 < 2^15, so its int16 saturation never triggers, as
- * long as no weight is -128 (systolic_x86_weights_ok, checked at prepare).
- * Requantization (requant.h's branch-free form) is vectorised across the 16
- * rows of one channel and the 16 x 16 result is transposed into the output.
+ * systolic_x86.h — x86-64 variants of the systolic kernel (GCC/Clang only,
+ * each SIMD function with its own target attribute), picked per op at
+ * prepare from cpuid (systolic_x86_level). The conv kernel takes a "panel"
+ * of 16 activation rows, transposed four k at a time. VNNI: bytes XORed
+ * with 0x80 (a + 128) against signed weights by vpdpbusd, the bias lowered
+ * by 128 * sum W (exact in int32 wrap). AVX2: |a| against w * sign(a) by
+ * vpmaddubsw, exact while no weight is -128 (systolic_x86_weights_ok).
+ * Requantization runs across the 16 rows of a channel (requant.h's form).
  */
 #ifndef EDGE_KERNELS_SYSTOLIC_X86_H
 #define EDGE_KERNELS_SYSTOLIC_X86_H
