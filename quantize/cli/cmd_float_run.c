@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calib.h"
-#include "calib_data.h"
+#include "calib/calib.h"
+#include "calib/calib_data.h"
 #include "cli.h"
-#include "file_util.h"
-#include "float_exec.h"
-#include "keras_load.h"
-#include "npy.h"
-#include "passes.h"
+#include "io/file_util.h"
+#include "graph/float_exec.h"
+#include "keras/keras_load.h"
+#include "io/npy.h"
+#include "graph/passes.h"
 
 #define CMD "float-run"
 

@@ -44,7 +44,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "ir.h"
+#include "graph/ir.h"
 
 /* Samples used when neither the data nor --calib-count limits them. */
 #define EDGEQ_CALIB_SYNTHETIC_COUNT 100

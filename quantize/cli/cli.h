@@ -38,7 +38,7 @@ int edgeq_cmd_quantize(int argc, char **argv); /* cmd_quantize.c, the default co
 /* The quantizer's options, for `edgeq --help` (cmd_quantize.c). */
 void edgeq_quantize_help_options(FILE *fp);
 
-/* ---- messages and argument parsing (edgeq_main.c) ---- */
+/* ---- messages and argument parsing (args.c) ---- */
 
 /* "edgeq: <message>\n" on stderr. */
 void edgeq_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -59,7 +59,7 @@ int edgeq_parse_bytes(const char *s, size_t *out);
 /* A decimal integer in [lo, hi]. Returns 0 on success. */
 int edgeq_parse_long(const char *s, long lo, long hi, long *out);
 
-/* ---- JSON output (edgeq_main.c) ---- */
+/* ---- JSON output (args.c) ---- */
 
 /* A JSON string literal with escapes. */
 void edgeq_json_string(FILE *fp, const char *s);

@@ -42,8 +42,8 @@
 #include <stdint.h>
 
 #include "calib_data.h"
-#include "float_exec.h"
-#include "ir.h"
+#include "graph/float_exec.h"
+#include "graph/ir.h"
 
 #define EDGEQ_CALIB_BINS 2048
 #define EDGEQ_CALIB_PERCENTILE 99.99

@@ -32,7 +32,7 @@
 #include <stddef.h>
 
 #include "calib_data.h"
-#include "ir.h"
+#include "graph/ir.h"
 
 #define EDGEQ_BIAS_CORRECT_PASSES 2
 

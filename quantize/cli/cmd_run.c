@@ -18,8 +18,8 @@
 #include <time.h>
 
 #include "cli.h"
-#include "file_util.h"
-#include "npy.h"
+#include "io/file_util.h"
+#include "io/npy.h"
 
 #define MIB ((size_t)1 << 20)
 /* Most bytes read from a pipe or device standing in for a model file. */

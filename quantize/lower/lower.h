@@ -74,7 +74,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "graph/ir.h"
 
 #define EDGEQ_QT_MAX_RANK 6
 #define EDGEQ_QOP_MAX_IN 4

@@ -22,7 +22,7 @@
 #include <hdf5.h>
 #include <stddef.h>
 
-#include "ir.h"
+#include "graph/ir.h"
 
 #define KERAS_MAX_DEPTH 8         /* nested models inside each other */
 #define KERAS_MAX_VARS 8          /* variables of one layer */

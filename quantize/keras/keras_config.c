@@ -39,6 +39,14 @@
 #include "keras_internal.h"
 #include "keras_load.h"
 
+/* The weight arrays a reader handed over (any reader: h5, .keras zip). */
+void keras_vars_free(keras_var *vars, int n) {
+    for (int i = 0; i < n; i++) {
+        free(vars[i].data);
+        vars[i].data = NULL;
+    }
+}
+
 #define MAX_OUTS 8 /* outputs of one call (a nested model's outputs) */
 
 /* edgeq_keras_allow_nonfinite (keras_load.h): process-wide, set before the

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "cli.h"
-#include "file_util.h"
-#include "npy.h"
+#include "io/file_util.h"
+#include "io/npy.h"
 
 static void inspect_help(FILE *fp) {
     fprintf(fp,

@@ -19,17 +19,17 @@
 #include <string.h>
 #include <time.h>
 
-#include "bias_correct.h"
-#include "calib.h"
-#include "calib_data.h"
+#include "calib/bias_correct.h"
+#include "calib/calib.h"
+#include "calib/calib_data.h"
 #include "cli.h"
-#include "file_util.h"
-#include "float_exec.h"
-#include "keras_load.h"
-#include "lower.h"
-#include "passes.h"
+#include "io/file_util.h"
+#include "graph/float_exec.h"
+#include "keras/keras_load.h"
+#include "lower/lower.h"
+#include "graph/passes.h"
 #include "report.h"
-#include "tflite_writer.h"
+#include "lower/tflite_writer.h"
 
 void edgeq_quantize_help_options(FILE *fp) {
     fprintf(fp,

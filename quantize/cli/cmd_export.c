@@ -25,7 +25,7 @@
 
 #include "cli.h"
 #include "export_ops.h"
-#include "file_util.h"
+#include "io/file_util.h"
 
 int edgeq_cmd_export(int argc, char **argv);
 

@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "export_ops.h"
-#include "file_util.h"
+#include "io/file_util.h"
 
 #define MAX_CODES 256 /* builtin codes tracked (TFLite has about 210) */
 

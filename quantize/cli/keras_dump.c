@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 
 #include "cli.h"
-#include "keras_load.h"
-#include "npy.h"
+#include "keras/keras_load.h"
+#include "io/npy.h"
 
 static void usage_text(FILE *fp) {
     fprintf(fp,

@@ -43,7 +43,7 @@
 
 #include <stddef.h>
 
-#include "ir.h"
+#include "graph/ir.h"
 
 /* Load `path` into `g`. Returns 0 on success; on failure returns -1,
  * leaves `g` zeroed and puts a message starting with `path` in `err`

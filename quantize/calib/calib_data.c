@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <zip.h>
 
-#include "file_util.h"
-#include "image_load.h"
-#include "npy.h"
+#include "io/file_util.h"
+#include "io/image_load.h"
+#include "io/npy.h"
 
 /* Largest single calibration file read (a stream stops here). */
 #define CALIB_FILE_LIMIT ((size_t)4 << 30)

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bf16.h"
-#include "float_exec.h"
-#include "lower.h"
+#include "lower/bf16.h"
+#include "graph/float_exec.h"
+#include "lower/lower.h"
 
 /* One weighted layer: its rounded filter, working bias, and the sums of its
  * im2col taps over the samples and output positions. */

@@ -38,10 +38,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "calib_data.h"
-#include "ir.h"
-#include "lower.h"
-#include "tflite_writer.h"
+#include "calib/calib_data.h"
+#include "graph/ir.h"
+#include "lower/lower.h"
+#include "lower/tflite_writer.h"
 
 typedef struct edgeq_report_op {
     const char *op;         /* "CONV_2D" */

@@ -27,13 +27,6 @@
 #define reclaim_vlen(type, space, buf) H5Dvlen_reclaim(type, space, H5P_DEFAULT, buf)
 #endif
 
-void keras_vars_free(keras_var *vars, int n) {
-    for (int i = 0; i < n; i++) {
-        free(vars[i].data);
-        vars[i].data = NULL;
-    }
-}
-
 void keras_strlist_free(keras_strlist *l) {
     for (int i = 0; i < l->n; i++) free(l->s[i]);
     free(l->s);
