@@ -10,62 +10,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "edge/edge.h" /* schema.h: TFLite's op and type numbers */
 #include "edge/quant.h"
 #include "bf16.h"
 
-/* BuiltinOperator codes (schema.fbs). */
-enum {
-    OP_ADD = 0,
-    OP_AVERAGE_POOL_2D = 1,
-    OP_CONCATENATION = 2,
-    OP_CONV_2D = 3,
-    OP_DEPTHWISE_CONV_2D = 4,
-    OP_DEQUANTIZE = 6,
-    OP_FULLY_CONNECTED = 9,
-    OP_LOGISTIC = 14,
-    OP_MAX_POOL_2D = 17,
-    OP_MUL = 18,
-    OP_RELU = 19,
-    OP_RELU_N1_TO_1 = 20,
-    OP_RELU6 = 21,
-    OP_RESHAPE = 22,
-    OP_SOFTMAX = 25,
-    OP_TANH = 28,
-    OP_PAD = 34,
-    OP_MEAN = 40,
-    OP_SUB = 41,
-    OP_LEAKY_RELU = 98,
-    OP_QUANTIZE = 114,
-    OP_HARD_SWISH = 117
-};
-
-/* ActivationFunctionType */
-enum { ACT_NONE = 0, ACT_RELU = 1, ACT_RELU_N1_TO_1 = 2, ACT_RELU6 = 3 };
-
 const char *edgeq_builtin_name(int code) {
     switch (code) {
-    case OP_ADD: return "ADD";
-    case OP_AVERAGE_POOL_2D: return "AVERAGE_POOL_2D";
-    case OP_CONCATENATION: return "CONCATENATION";
-    case OP_CONV_2D: return "CONV_2D";
-    case OP_DEPTHWISE_CONV_2D: return "DEPTHWISE_CONV_2D";
-    case OP_DEQUANTIZE: return "DEQUANTIZE";
-    case OP_FULLY_CONNECTED: return "FULLY_CONNECTED";
-    case OP_LOGISTIC: return "LOGISTIC";
-    case OP_MAX_POOL_2D: return "MAX_POOL_2D";
-    case OP_MUL: return "MUL";
-    case OP_RELU: return "RELU";
-    case OP_RELU_N1_TO_1: return "RELU_N1_TO_1";
-    case OP_RELU6: return "RELU6";
-    case OP_RESHAPE: return "RESHAPE";
-    case OP_SOFTMAX: return "SOFTMAX";
-    case OP_TANH: return "TANH";
-    case OP_PAD: return "PAD";
-    case OP_MEAN: return "MEAN";
-    case OP_SUB: return "SUB";
-    case OP_LEAKY_RELU: return "LEAKY_RELU";
-    case OP_QUANTIZE: return "QUANTIZE";
-    case OP_HARD_SWISH: return "HARD_SWISH";
+    case EDGE_BUILTIN_ADD: return "ADD";
+    case EDGE_BUILTIN_AVERAGE_POOL_2D: return "AVERAGE_POOL_2D";
+    case EDGE_BUILTIN_CONCATENATION: return "CONCATENATION";
+    case EDGE_BUILTIN_CONV_2D: return "CONV_2D";
+    case EDGE_BUILTIN_DEPTHWISE_CONV_2D: return "DEPTHWISE_CONV_2D";
+    case EDGE_BUILTIN_DEQUANTIZE: return "DEQUANTIZE";
+    case EDGE_BUILTIN_FULLY_CONNECTED: return "FULLY_CONNECTED";
+    case EDGE_BUILTIN_LOGISTIC: return "LOGISTIC";
+    case EDGE_BUILTIN_MAX_POOL_2D: return "MAX_POOL_2D";
+    case EDGE_BUILTIN_MUL: return "MUL";
+    case EDGE_BUILTIN_RELU: return "RELU";
+    case EDGE_BUILTIN_RELU_N1_TO_1: return "RELU_N1_TO_1";
+    case EDGE_BUILTIN_RELU6: return "RELU6";
+    case EDGE_BUILTIN_RESHAPE: return "RESHAPE";
+    case EDGE_BUILTIN_SOFTMAX: return "SOFTMAX";
+    case EDGE_BUILTIN_TANH: return "TANH";
+    case EDGE_BUILTIN_PAD: return "PAD";
+    case EDGE_BUILTIN_MEAN: return "MEAN";
+    case EDGE_BUILTIN_SUB: return "SUB";
+    case EDGE_BUILTIN_LEAKY_RELU: return "LEAKY_RELU";
+    case EDGE_BUILTIN_QUANTIZE: return "QUANTIZE";
+    case EDGE_BUILTIN_HARD_SWISH: return "HARD_SWISH";
     default: return "?";
     }
 }
@@ -147,8 +119,8 @@ static int failf(lower_ctx *c, int code, const char *fmt, ...) {
 static int oom(lower_ctx *c) { return failf(c, EDGEQ_LOWER_FAIL, "out of memory"); }
 
 static size_t type_size(int type) {
-    if (type == EDGEQ_TT_BFLOAT16) return 2;
-    return type == EDGEQ_TT_INT8 || type == EDGEQ_TT_UINT8 ? 1 : 4;
+    if (type == EDGE_BFLOAT16) return 2;
+    return type == EDGE_INT8 || type == EDGE_UINT8 ? 1 : 4;
 }
 
 /* The operator version to write: the int8 one, or 1 in a float file (what
@@ -158,7 +130,7 @@ static int ver(const lower_ctx *c, int int8_version) { return c->flt ? 1 : int8_
 
 /* Float files: the type of node i's output tensors. */
 static int node_type(const lower_ctx *c, int i) {
-    return c->want_f32[i] ? EDGEQ_TT_FLOAT32 : c->act_type;
+    return c->want_f32[i] ? EDGE_FLOAT32 : c->act_type;
 }
 
 static size_t numel_of(int rank, const int32_t *shape) {
@@ -236,7 +208,7 @@ static int i32_const(lower_ctx *c, const char *name, const char *suffix, int ran
     int32_t *d = malloc((n ? n : 1) * sizeof *d);
     if (!d) return -1;
     memcpy(d, values, n * sizeof *d);
-    return const_tensor(c, name, suffix, EDGEQ_TT_INT32, rank, shape, d);
+    return const_tensor(c, name, suffix, EDGE_INT32, rank, shape, d);
 }
 
 static edgeq_qop *new_op(lower_ctx *c, int code, int version, int node) {
@@ -289,7 +261,7 @@ static int act_tensor_range(lower_ctx *c, int i, const char *suffix, int rank,
                      "layer '%s' (%s): its calibrated output range [%g, %g] is not usable "
                      "(NaN or infinite values: check the calibration data and the weights)",
                      n->name, n->keras_class, (double)lo, (double)hi);
-    int t = new_tensor(c, n->name, suffix, EDGEQ_TT_INT8, rank, shape);
+    int t = new_tensor(c, n->name, suffix, EDGE_INT8, rank, shape);
     if (t < 0 || set_q1(&c->m->t[t], s, zp)) return oom(c);
     c->m->t[t].node = i;
     return t;
@@ -311,7 +283,7 @@ static int fixed_tensor(lower_ctx *c, int i, const char *suffix, float scale, in
     int32_t shape[EDGEQ_MAX_RANK];
     shape_of(n, shape);
     if (c->flt) return act_tensor_range(c, i, suffix, n->rank, shape, 0.0f, 0.0f);
-    int t = new_tensor(c, n->name, suffix, EDGEQ_TT_INT8, n->rank, shape);
+    int t = new_tensor(c, n->name, suffix, EDGE_INT8, n->rank, shape);
     if (t < 0 || set_q1(&c->m->t[t], scale, zp)) return oom(c);
     c->m->t[t].node = i;
     return t;
@@ -325,13 +297,13 @@ static int same_tensor(lower_ctx *c, int i, const char *suffix, int rank, const 
         /* Data movement keeps its input's type, except for the node's own
          * output towards a model output (edgeq_lower made its input
          * FLOAT32 too); intermediate steps (suffix) keep it always. */
-        int type = c->want_f32[i] && !suffix ? EDGEQ_TT_FLOAT32 : c->m->t[like].type;
+        int type = c->want_f32[i] && !suffix ? EDGE_FLOAT32 : c->m->t[like].type;
         int ft = new_tensor(c, n->name, suffix, type, rank, shape);
         if (ft < 0) return oom(c);
         c->m->t[ft].node = i;
         return ft;
     }
-    int t = new_tensor(c, n->name, suffix, EDGEQ_TT_INT8, rank, shape);
+    int t = new_tensor(c, n->name, suffix, EDGE_INT8, rank, shape);
     if (t < 0 || copy_q(&c->m->t[t], &c->m->t[like])) return oom(c);
     c->m->t[t].node = i;
     return t;
@@ -339,10 +311,10 @@ static int same_tensor(lower_ctx *c, int i, const char *suffix, int rank, const 
 
 static int fused_act(lower_ctx *c, const edgeq_node *n, int *act) {
     switch (n->act) {
-    case EDGEQ_ACT_LINEAR: *act = ACT_NONE; return 0;
-    case EDGEQ_ACT_RELU: *act = ACT_RELU; return 0;
-    case EDGEQ_ACT_RELU6: *act = ACT_RELU6; return 0;
-    case EDGEQ_ACT_RELU_N1_TO_1: *act = ACT_RELU_N1_TO_1; return 0;
+    case EDGEQ_ACT_LINEAR: *act = EDGE_ACTIVATION_FUNCTION_TYPE_NONE; return 0;
+    case EDGEQ_ACT_RELU: *act = EDGE_ACTIVATION_FUNCTION_TYPE_RELU; return 0;
+    case EDGEQ_ACT_RELU6: *act = EDGE_ACTIVATION_FUNCTION_TYPE_RELU6; return 0;
+    case EDGEQ_ACT_RELU_N1_TO_1: *act = EDGE_ACTIVATION_FUNCTION_TYPE_RELU_N1_TO_1; return 0;
     default:
         return failf(c, EDGEQ_LOWER_UNSUPPORTED,
                      "layer '%s' (%s): activation '%s' cannot be fused into %s in int8 TFLite",
@@ -451,7 +423,7 @@ static int quantize_weights(lower_ctx *c, const edgeq_node *n, const float *w, s
  * rounded to nearest even, or float32 as they are); takes ownership of v. */
 static int float_const(lower_ctx *c, const char *name, const char *suffix, int type, int rank,
                        const int32_t *shape, float *v, size_t n) {
-    if (type == EDGEQ_TT_BFLOAT16) {
+    if (type == EDGE_BFLOAT16) {
         uint8_t *d = malloc(n ? 2 * n : 1);
         if (!d) {
             free(v);
@@ -475,7 +447,7 @@ static int float_weight_tensors(lower_ctx *c, int i, float *wt, size_t count, in
         return oom(c);
     }
     int32_t bshape[1] = {C};
-    *b_t = float_const(c, n->name, "/bias", EDGEQ_TT_FLOAT32, 1, bshape, b, (size_t)C);
+    *b_t = float_const(c, n->name, "/bias", EDGE_FLOAT32, 1, bshape, b, (size_t)C);
     return *b_t < 0 ? oom(c) : 0;
 }
 
@@ -497,14 +469,14 @@ static int weight_tensors(lower_ctx *c, int i, float *wt, size_t count, int rank
     }
     rc = quantize_weights(c, n, wt, count, C, inner, per_channel, b, in_scale, ws, q, bs, bq);
     if (rc) goto out;
-    *wt_t = const_tensor(c, n->name, "/kernel", EDGEQ_TT_INT8, rank, wshape, q);
+    *wt_t = const_tensor(c, n->name, "/kernel", EDGE_INT8, rank, wshape, q);
     q = NULL;
     if (*wt_t < 0 || set_q(&c->m->t[*wt_t], nq, ws, NULL, per_channel ? qdim : 0)) {
         rc = oom(c);
         goto out;
     }
     int32_t bshape[1] = {C};
-    *b_t = const_tensor(c, n->name, "/bias", EDGEQ_TT_INT32, 1, bshape, bq);
+    *b_t = const_tensor(c, n->name, "/bias", EDGE_INT32, 1, bshape, bq);
     bq = NULL;
     if (*b_t < 0 || set_q(&c->m->t[*b_t], nq, bs, NULL, 0)) rc = oom(c);
 out:
@@ -566,7 +538,7 @@ static int lower_conv(lower_ctx *c, int i) {
     int out = act_tensor(c, i);
     if (out < 0) return out;
     /* op_version.cc: int8 is 3, grouped convolution 6. */
-    edgeq_qop *op = new_op(c, OP_CONV_2D, groups > 1 ? 6 : ver(c, 3), i);
+    edgeq_qop *op = new_op(c, EDGE_BUILTIN_CONV_2D, groups > 1 ? 6 : ver(c, 3), i);
     if (!op) return oom(c);
     op->n_in = 3;
     op->in[0] = in;
@@ -622,7 +594,7 @@ static int lower_depthwise(lower_ctx *c, int i) {
     if (out < 0) return out;
     /* float: 1, 2 with dilation */
     int dw_version = c->flt ? (n->dil_w > 1 || n->dil_h > 1 ? 2 : 1) : 3;
-    edgeq_qop *op = new_op(c, OP_DEPTHWISE_CONV_2D, dw_version, i);
+    edgeq_qop *op = new_op(c, EDGE_BUILTIN_DEPTHWISE_CONV_2D, dw_version, i);
     if (!op) return oom(c);
     op->n_in = 3;
     op->in[0] = in;
@@ -678,7 +650,7 @@ static int lower_dense(lower_ctx *c, int i) {
     int keep = ni->rank > 2;
     /* op_version.cc: int8 is 4 (per-channel too, as TF 2.21 writes it),
      * keep_num_dims 5. */
-    edgeq_qop *op = new_op(c, OP_FULLY_CONNECTED, keep ? 5 : ver(c, 4), i);
+    edgeq_qop *op = new_op(c, EDGE_BUILTIN_FULLY_CONNECTED, keep ? 5 : ver(c, 4), i);
     if (!op) return oom(c);
     op->n_in = 3;
     op->in[0] = in;
@@ -706,14 +678,14 @@ static void broadcast_shape(const edgeq_qtensor *a, const edgeq_qtensor *b, int 
 
 static int lower_elementwise(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
-    int code = n->op == EDGEQ_OP_ADD ? OP_ADD : n->op == EDGEQ_OP_SUBTRACT ? OP_SUB : OP_MUL;
+    int code = n->op == EDGEQ_OP_ADD ? EDGE_BUILTIN_ADD : n->op == EDGEQ_OP_SUBTRACT ? EDGE_BUILTIN_SUB : EDGE_BUILTIN_MUL;
     if (n->n_in < 1 || (n->op == EDGEQ_OP_SUBTRACT && n->n_in != 2))
         return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): wrong number of inputs (%d)", n->name,
                      n->keras_class, n->n_in);
     int act;
     int rc = fused_act(c, n, &act);
     if (rc) return rc;
-    if (n->n_in == 1 && act == ACT_NONE) {
+    if (n->n_in == 1 && act == EDGE_ACTIVATION_FUNCTION_TYPE_NONE) {
         c->node_t[i] = in_t(c, n, 0);
         return 0;
     }
@@ -730,7 +702,7 @@ static int lower_elementwise(lower_ctx *c, int i) {
         } else {
             /* A partial sum or product of a chain: bound it by interval
              * arithmetic on the inputs' ranges. */
-            if (code == OP_ADD) {
+            if (code == EDGE_BUILTIN_ADD) {
                 lo += nk->range_min;
                 hi += nk->range_max;
             } else {
@@ -757,7 +729,7 @@ static int lower_elementwise(lower_ctx *c, int i) {
         op->in[1] = b;
         op->n_out = 1;
         op->out[0] = out;
-        op->o.act = last ? act : ACT_NONE;
+        op->o.act = last ? act : EDGE_ACTIVATION_FUNCTION_TYPE_NONE;
         a = out;
     }
     c->node_t[i] = a;
@@ -812,7 +784,7 @@ static int retarget_chain(lower_ctx *c, int j, int like) {
     if (copy_q(&c->m->t[c->node_t[top]], &c->m->t[like])) return oom(c);
     for (int k = 0; k < n - 1; k++)
         for (int t = 0; t < c->m->n_t; t++)
-            if (c->m->t[t].node == chain[k] && !c->m->t[t].data && c->m->t[t].type == EDGEQ_TT_INT8)
+            if (c->m->t[t].node == chain[k] && !c->m->t[t].data && c->m->t[t].type == EDGE_INT8)
                 if (copy_q(&c->m->t[t], &c->m->t[like])) return oom(c);
     return 1;
 }
@@ -838,17 +810,17 @@ static int lower_concat(lower_ctx *c, int i) {
             int rc = retarget_chain(c, j, out);
             if (rc < 0) return rc;
             if (rc == 0) {
-                int r = new_tensor(c, c->m->t[t].name, "/requantized", EDGEQ_TT_INT8,
+                int r = new_tensor(c, c->m->t[t].name, "/requantized", EDGE_INT8,
                                    c->m->t[t].rank, c->m->t[t].shape);
                 if (r < 0 || copy_q(&c->m->t[r], &c->m->t[out])) return oom(c);
                 c->m->t[r].node = j;
-                if (!op1(c, OP_QUANTIZE, 2, i, t, r)) return oom(c);
+                if (!op1(c, EDGE_BUILTIN_QUANTIZE, 2, i, t, r)) return oom(c);
                 t = r;
             }
         }
         ins[k] = t;
     }
-    edgeq_qop *op = new_op(c, OP_CONCATENATION, ver(c, 2), i);
+    edgeq_qop *op = new_op(c, EDGE_BUILTIN_CONCATENATION, ver(c, 2), i);
     if (!op) return oom(c);
     op->n_in = n->n_in;
     for (int k = 0; k < n->n_in; k++) op->in[k] = ins[k];
@@ -870,7 +842,7 @@ static int lower_pool(lower_ctx *c, int i) {
     /* float: pooling computes, so it writes the activation type */
     int out = c->flt ? act_tensor(c, i) : same_tensor(c, i, NULL, n->rank, shape, in);
     if (out < 0) return out;
-    edgeq_qop *op = op1(c, n->op == EDGEQ_OP_MAXPOOL ? OP_MAX_POOL_2D : OP_AVERAGE_POOL_2D,
+    edgeq_qop *op = op1(c, n->op == EDGEQ_OP_MAXPOOL ? EDGE_BUILTIN_MAX_POOL_2D : EDGE_BUILTIN_AVERAGE_POOL_2D,
                         ver(c, 2), i, in, out);
     if (!op) return oom(c);
     op->o.padding = n->pad_same ? 0 : 1;
@@ -893,7 +865,7 @@ static int reshape_to(lower_ctx *c, int i, int in, const char *suffix, int rank,
     if (st < 0) return oom(c);
     int out = same_tensor(c, i, suffix, rank, shape, in);
     if (out < 0) return out;
-    edgeq_qop *op = new_op(c, OP_RESHAPE, 1, i);
+    edgeq_qop *op = new_op(c, EDGE_BUILTIN_RESHAPE, 1, i);
     if (!op) return oom(c);
     op->n_in = 2;
     op->in[0] = in;
@@ -924,7 +896,7 @@ static int lower_global_avg(lower_ctx *c, int i) {
     if (at < 0) return oom(c);
     int out = act_tensor(c, i);
     if (out < 0) return out;
-    edgeq_qop *op = new_op(c, OP_MEAN, ver(c, 2), i);
+    edgeq_qop *op = new_op(c, EDGE_BUILTIN_MEAN, ver(c, 2), i);
     if (!op) return oom(c);
     op->n_in = 2;
     op->in[0] = in_t(c, n, 0);
@@ -957,7 +929,7 @@ static int lower_global_max(lower_ctx *c, int i) {
     int out = c->flt ? act_tensor_range(c, i, keep4 ? NULL : "/pooled", 4, p, 0.0f, 0.0f)
                      : same_tensor(c, i, keep4 ? NULL : "/pooled", 4, p, in);
     if (out < 0) return out;
-    edgeq_qop *op = op1(c, OP_MAX_POOL_2D, ver(c, 2), i, in, out);
+    edgeq_qop *op = op1(c, EDGE_BUILTIN_MAX_POOL_2D, ver(c, 2), i, in, out);
     if (!op) return oom(c);
     op->o.padding = 1;
     op->o.filter_h = s4[1];
@@ -986,7 +958,7 @@ static int lower_pad(lower_ctx *c, int i) {
     shape_of(n, shape);
     int out = same_tensor(c, i, NULL, n->rank, shape, in);
     if (out < 0) return out;
-    edgeq_qop *op = new_op(c, OP_PAD, ver(c, 2), i);
+    edgeq_qop *op = new_op(c, EDGE_BUILTIN_PAD, ver(c, 2), i);
     if (!op) return oom(c);
     op->n_in = 2;
     op->in[0] = in;
@@ -1011,7 +983,7 @@ static int scalar_const(lower_ctx *c, int i, const char *suffix, float v) {
     if (!d) return -1;
     d[0] = v < 0 ? -127 : 127;
     int32_t shape[1] = {1};
-    int t = const_tensor(c, c->g->nodes[i].name, suffix, EDGEQ_TT_INT8, 1, shape, d);
+    int t = const_tensor(c, c->g->nodes[i].name, suffix, EDGE_INT8, 1, shape, d);
     if (t < 0 || set_q1(&c->m->t[t], fabsf(v) / 127.0f, 0)) return -1;
     return t;
 }
@@ -1042,7 +1014,7 @@ static int rescale_ops(lower_ctx *c, int i, int in, float lo, float hi, float s,
             out = act_tensor_range(c, i, "/scaled", n->rank, shape, a < b ? a : b, a < b ? b : a);
         }
         if (out < 0) return out;
-        edgeq_qop *op = new_op(c, OP_MUL, ver(c, 2), i);
+        edgeq_qop *op = new_op(c, EDGE_BUILTIN_MUL, ver(c, 2), i);
         if (!op) return oom(c);
         op->n_in = 2;
         op->in[0] = x;
@@ -1056,7 +1028,7 @@ static int rescale_ops(lower_ctx *c, int i, int in, float lo, float hi, float s,
         if (ot < 0) return oom(c);
         int out = act_tensor(c, i);
         if (out < 0) return out;
-        edgeq_qop *op = new_op(c, OP_ADD, ver(c, 2), i);
+        edgeq_qop *op = new_op(c, EDGE_BUILTIN_ADD, ver(c, 2), i);
         if (!op) return oom(c);
         op->n_in = 2;
         op->in[0] = x;
@@ -1087,7 +1059,7 @@ static int lower_softmax(lower_ctx *c, int i) {
                      n->name, n->keras_class, n->axis);
     int out = fixed_tensor(c, i, NULL, 1.0f / 256.0f, -128);
     if (out < 0) return out;
-    edgeq_qop *op = op1(c, OP_SOFTMAX, ver(c, 2), i, in_t(c, n, 0), out);
+    edgeq_qop *op = op1(c, EDGE_BUILTIN_SOFTMAX, ver(c, 2), i, in_t(c, n, 0), out);
     if (!op) return oom(c);
     op->o.beta = 1.0f;
     c->node_t[i] = out;
@@ -1100,21 +1072,21 @@ static int lower_activation(lower_ctx *c, int i) {
     int code, version = 2, out;
     switch (n->act) {
     case EDGEQ_ACT_LINEAR: c->node_t[i] = in; return 0;
-    case EDGEQ_ACT_RELU: code = OP_RELU; break;
-    case EDGEQ_ACT_RELU6: code = OP_RELU6; break;
-    case EDGEQ_ACT_RELU_N1_TO_1: code = OP_RELU_N1_TO_1; version = 1; break;
-    case EDGEQ_ACT_LEAKY_RELU: code = OP_LEAKY_RELU; break;
-    case EDGEQ_ACT_HARD_SWISH: code = OP_HARD_SWISH; version = 1; break;
-    case EDGEQ_ACT_SIGMOID: code = OP_LOGISTIC; break;
-    case EDGEQ_ACT_TANH: code = OP_TANH; break;
+    case EDGEQ_ACT_RELU: code = EDGE_BUILTIN_RELU; break;
+    case EDGEQ_ACT_RELU6: code = EDGE_BUILTIN_RELU6; break;
+    case EDGEQ_ACT_RELU_N1_TO_1: code = EDGE_BUILTIN_RELU_N1_TO_1; version = 1; break;
+    case EDGEQ_ACT_LEAKY_RELU: code = EDGE_BUILTIN_LEAKY_RELU; break;
+    case EDGEQ_ACT_HARD_SWISH: code = EDGE_BUILTIN_HARD_SWISH; version = 1; break;
+    case EDGEQ_ACT_SIGMOID: code = EDGE_BUILTIN_LOGISTIC; break;
+    case EDGEQ_ACT_TANH: code = EDGE_BUILTIN_TANH; break;
     case EDGEQ_ACT_SOFTMAX: return lower_softmax(c, i);
     default:
         return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): activation '%s'", n->name,
                      n->keras_class, edgeq_act_name(n->act));
     }
-    if (code == OP_LOGISTIC)
+    if (code == EDGE_BUILTIN_LOGISTIC)
         out = fixed_tensor(c, i, NULL, 1.0f / 256.0f, -128);
-    else if (code == OP_TANH)
+    else if (code == EDGE_BUILTIN_TANH)
         out = fixed_tensor(c, i, NULL, 1.0f / 128.0f, 0);
     else
         out = act_tensor(c, i);
@@ -1202,7 +1174,7 @@ static int lower_input(lower_ctx *c, int i) {
     shape_of(n, shape);
     int raw;
     if (c->flt) { /* users feed float32 */
-        raw = new_tensor(c, n->name, NULL, EDGEQ_TT_FLOAT32, n->rank, shape);
+        raw = new_tensor(c, n->name, NULL, EDGE_FLOAT32, n->rank, shape);
         if (raw < 0) return oom(c);
         c->m->t[raw].node = i;
     } else {
@@ -1214,11 +1186,11 @@ static int lower_input(lower_ctx *c, int i) {
     int model_in = raw;
     if (c->o->io != EDGEQ_IO_INT8 && !c->flt) {
         edgeq_qtensor *q = &c->m->t[raw];
-        int type = c->o->io == EDGEQ_IO_UINT8 ? EDGEQ_TT_UINT8 : EDGEQ_TT_FLOAT32;
+        int type = c->o->io == EDGEQ_IO_UINT8 ? EDGE_UINT8 : EDGE_FLOAT32;
         model_in = new_tensor(c, n->name, NULL, type, n->rank, shape);
         if (model_in < 0) return oom(c);
         q = &c->m->t[raw];
-        if (type == EDGEQ_TT_UINT8 && set_q1(&c->m->t[model_in], q->scale[0], q->zero_point[0] + 128))
+        if (type == EDGE_UINT8 && set_q1(&c->m->t[model_in], q->scale[0], q->zero_point[0] + 128))
             return oom(c);
         c->m->t[model_in].node = i;
         char *nm = malloc(strlen(q->name) + 6);
@@ -1226,7 +1198,7 @@ static int lower_input(lower_ctx *c, int i) {
         sprintf(nm, "%s_int8", q->name);
         free(q->name);
         q->name = nm;
-        if (!op1(c, OP_QUANTIZE, type == EDGEQ_TT_UINT8 ? 2 : 1, -1, model_in, raw)) return oom(c);
+        if (!op1(c, EDGE_BUILTIN_QUANTIZE, type == EDGE_UINT8 ? 2 : 1, -1, model_in, raw)) return oom(c);
     }
     c->m->inputs[slot] = model_in;
     if (g->input_folded[slot] && !(s == 1.0f && o == 0.0f)) {
@@ -1252,20 +1224,20 @@ static int lower_outputs(lower_ctx *c) {
         int i = g->outputs[k];
         int t = c->node_t[i];
         snprintf(c->m->io_names_out[k], EDGEQ_NAME_LEN, "%s", g->nodes[i].name);
-        if (c->flt && c->m->t[t].type != EDGEQ_TT_FLOAT32)
+        if (c->flt && c->m->t[t].type != EDGE_FLOAT32)
             return failf(c, EDGEQ_LOWER_FAIL, "output '%s' would not be float32", g->nodes[i].name);
         if (c->o->io == EDGEQ_IO_INT8 || c->flt) {
             c->m->outputs[k] = t;
             continue;
         }
         edgeq_qtensor *q = &c->m->t[t];
-        int type = c->o->io == EDGEQ_IO_UINT8 ? EDGEQ_TT_UINT8 : EDGEQ_TT_FLOAT32;
+        int type = c->o->io == EDGEQ_IO_UINT8 ? EDGE_UINT8 : EDGE_FLOAT32;
         int32_t shape[EDGEQ_QT_MAX_RANK];
         memcpy(shape, q->shape, sizeof shape);
         int ot = new_tensor(c, g->nodes[i].name, NULL, type, q->rank, shape);
         if (ot < 0) return oom(c);
         q = &c->m->t[t];
-        if (type == EDGEQ_TT_UINT8 && set_q1(&c->m->t[ot], q->scale[0], q->zero_point[0] + 128))
+        if (type == EDGE_UINT8 && set_q1(&c->m->t[ot], q->scale[0], q->zero_point[0] + 128))
             return oom(c);
         c->m->t[ot].node = i;
         if (strcmp(q->name, g->nodes[i].name) == 0) {
@@ -1275,7 +1247,7 @@ static int lower_outputs(lower_ctx *c) {
             free(q->name);
             q->name = nm;
         }
-        if (!op1(c, type == EDGEQ_TT_UINT8 ? OP_QUANTIZE : OP_DEQUANTIZE, 2, -1, t, ot))
+        if (!op1(c, type == EDGE_UINT8 ? EDGE_BUILTIN_QUANTIZE : EDGE_BUILTIN_DEQUANTIZE, 2, -1, t, ot))
             return oom(c);
         c->m->outputs[k] = ot;
     }
@@ -1289,9 +1261,9 @@ int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel
     memset(m, 0, sizeof *m);
     if (err && err_len) err[0] = 0;
     c.flt = opts->dtype != EDGEQ_DTYPE_INT8;
-    c.wtype = opts->dtype == EDGEQ_DTYPE_BF16 ? EDGEQ_TT_BFLOAT16 : EDGEQ_TT_FLOAT32;
-    c.act_type = opts->dtype == EDGEQ_DTYPE_BF16 && opts->act_bf16 ? EDGEQ_TT_BFLOAT16
-                                                                    : EDGEQ_TT_FLOAT32;
+    c.wtype = opts->dtype == EDGEQ_DTYPE_BF16 ? EDGE_BFLOAT16 : EDGE_FLOAT32;
+    c.act_type = opts->dtype == EDGEQ_DTYPE_BF16 && opts->act_bf16 ? EDGE_BFLOAT16
+                                                                    : EDGE_FLOAT32;
     if (g->n <= 0 || g->n_inputs <= 0 || g->n_outputs <= 0 || g->n_inputs > 8 || g->n_outputs > 8)
         return failf(&c, EDGEQ_LOWER_FAIL, "the model has no layers, inputs or outputs");
     int rc = 0;
@@ -1415,22 +1387,22 @@ void edgeq_qmodel_free(edgeq_qmodel *m) {
 
 void edgeq_qop_param_bytes_as(const edgeq_qmodel *m, int i, size_t *f32, size_t *int8) {
     const edgeq_qop *op = &m->ops[i];
-    int weighted = op->code == OP_CONV_2D || op->code == OP_DEPTHWISE_CONV_2D ||
-                   op->code == OP_FULLY_CONNECTED;
+    int weighted = op->code == EDGE_BUILTIN_CONV_2D || op->code == EDGE_BUILTIN_DEPTHWISE_CONV_2D ||
+                   op->code == EDGE_BUILTIN_FULLY_CONNECTED;
     *f32 = *int8 = 0;
     for (int k = 0; k < op->n_in; k++) {
         if (op->in[k] < 0 || !m->t[op->in[k]].data) continue;
         const edgeq_qtensor *t = &m->t[op->in[k]];
         size_t n = numel_of(t->rank, t->shape);
         if (weighted && k == 1) { /* filter: channels are dimension 0 (depthwise: 3) */
-            size_t ch = (size_t)(op->code == OP_DEPTHWISE_CONV_2D && t->rank == 4 ? t->shape[3]
+            size_t ch = (size_t)(op->code == EDGE_BUILTIN_DEPTHWISE_CONV_2D && t->rank == 4 ? t->shape[3]
                                                                                  : t->shape[0]);
             *f32 += 4 * n;
             *int8 += n + ch * QPARAM_BYTES;
         } else if (weighted && k == 2) { /* bias: int32 and its scales */
             *f32 += 4 * n;
             *int8 += 4 * n + n * QPARAM_BYTES;
-        } else if (t->type == EDGEQ_TT_INT32) {
+        } else if (t->type == EDGE_INT32) {
             *f32 += t->bytes;
             *int8 += t->bytes;
         } else {

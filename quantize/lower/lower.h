@@ -93,18 +93,9 @@ typedef struct edgeq_lower_opts {
     int act_bf16;          /* dtype BF16: BFLOAT16 activations inside the model */
 } edgeq_lower_opts;
 
-/* TFLite TensorType numbers (see engine's edge_type). */
-enum {
-    EDGEQ_TT_FLOAT32 = 0,
-    EDGEQ_TT_INT32 = 2,
-    EDGEQ_TT_UINT8 = 3,
-    EDGEQ_TT_INT8 = 9,
-    EDGEQ_TT_BFLOAT16 = 18
-};
-
 typedef struct edgeq_qtensor {
     char *name;               /* owned */
-    int type;                 /* EDGEQ_TT_* */
+    int type;                 /* edge_type: TFLite's TensorType (edge/schema.h) */
     int rank;
     int32_t shape[EDGEQ_QT_MAX_RANK];
     int n_q;                  /* quantization entries; 0 = none */
@@ -130,7 +121,7 @@ typedef struct edgeq_qop_opts {
 } edgeq_qop_opts;
 
 typedef struct edgeq_qop {
-    int code;                 /* BuiltinOperator */
+    int code;                 /* BuiltinOperator: EDGE_BUILTIN_* (edge/schema.h) */
     int version;              /* operator version, as the converter's op_version */
     int n_in, in[EDGEQ_QOP_MAX_IN]; /* tensor indices, -1 = optional absent */
     int n_out, out[1];

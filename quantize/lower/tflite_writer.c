@@ -11,23 +11,6 @@
 
 #include "fbb.h"
 
-/* BuiltinOptions union members (schema.fbs). */
-enum {
-    OPT_NONE = 0,
-    OPT_CONV2D = 1,
-    OPT_DEPTHWISE = 2,
-    OPT_POOL2D = 5,
-    OPT_FULLY_CONNECTED = 8,
-    OPT_SOFTMAX = 9,
-    OPT_CONCATENATION = 10,
-    OPT_ADD = 11,
-    OPT_MUL = 21,
-    OPT_PAD = 22,
-    OPT_REDUCER = 27,
-    OPT_SUB = 28,
-    OPT_LEAKY_RELU = 75
-};
-
 #define KIB ((size_t)1024)
 #define MIB (KIB * KIB)
 
@@ -112,86 +95,100 @@ void edgeq_engine_free(edgeq_engine *e) {
 static const char *runtime_version(const edgeq_qmodel *m) {
     int level = 0;
     for (int i = 0; i < m->n_ops; i++) {
-        if (m->ops[i].code == 3 && m->ops[i].version >= 6) level = 2; /* grouped CONV_2D */
-        if (m->ops[i].code == 9 && m->ops[i].version >= 5 && level < 1) level = 1; /* keep_num_dims */
+        if (m->ops[i].code == EDGE_BUILTIN_CONV_2D && m->ops[i].version >= 6) level = 2; /* grouped CONV_2D */
+        if (m->ops[i].code == EDGE_BUILTIN_FULLY_CONNECTED && m->ops[i].version >= 5 && level < 1) level = 1; /* keep_num_dims */
     }
     /* int8 CONV_2D v3, DEPTHWISE v3, FULLY_CONNECTED v4, ...: 1.14.0 */
     return level == 2 ? "2.9.0" : level == 1 ? "2.0.0" : "1.14.0";
 }
 
+/* The BuiltinOptions table of one operator; slots, defaults and union
+ * member numbers from edge/schema.h (generated from the TFLite schema). */
 static fbb_ref write_options(fbb *b, const edgeq_qop *op, int *type) {
     const edgeq_qop_opts *o = &op->o;
-    *type = OPT_NONE;
+    *type = 0; /* BuiltinOptions NONE */
     switch (op->code) {
-    case 3: /* CONV_2D */
+    case EDGE_BUILTIN_CONV_2D:
         fbb_table_start(b);
-        fbb_add_i8(b, 0, (int8_t)o->padding, 0);
-        fbb_add_i32(b, 1, o->stride_w, 0);
-        fbb_add_i32(b, 2, o->stride_h, 0);
-        fbb_add_i8(b, 3, (int8_t)o->act, 0);
-        fbb_add_i32(b, 4, o->dil_w, 1);
-        fbb_add_i32(b, 5, o->dil_h, 1);
-        *type = OPT_CONV2D;
+        fbb_add_i8(b, EDGE_F_CONV2D_OPTIONS_PADDING, (int8_t)o->padding, 0);
+        fbb_add_i32(b, EDGE_F_CONV2D_OPTIONS_STRIDE_W, o->stride_w, 0);
+        fbb_add_i32(b, EDGE_F_CONV2D_OPTIONS_STRIDE_H, o->stride_h, 0);
+        fbb_add_i8(b, EDGE_F_CONV2D_OPTIONS_FUSED_ACTIVATION_FUNCTION, (int8_t)o->act, 0);
+        fbb_add_i32(b, EDGE_F_CONV2D_OPTIONS_DILATION_W_FACTOR, o->dil_w,
+                    EDGE_D_CONV2D_OPTIONS_DILATION_W_FACTOR);
+        fbb_add_i32(b, EDGE_F_CONV2D_OPTIONS_DILATION_H_FACTOR, o->dil_h,
+                    EDGE_D_CONV2D_OPTIONS_DILATION_H_FACTOR);
+        *type = EDGE_BUILTIN_OPTIONS_CONV2D_OPTIONS;
         return fbb_table_end(b);
-    case 4: /* DEPTHWISE_CONV_2D */
+    case EDGE_BUILTIN_DEPTHWISE_CONV_2D:
         fbb_table_start(b);
-        fbb_add_i8(b, 0, (int8_t)o->padding, 0);
-        fbb_add_i32(b, 1, o->stride_w, 0);
-        fbb_add_i32(b, 2, o->stride_h, 0);
-        fbb_add_i32(b, 3, o->depth_multiplier, 0);
-        fbb_add_i8(b, 4, (int8_t)o->act, 0);
-        fbb_add_i32(b, 5, o->dil_w, 1);
-        fbb_add_i32(b, 6, o->dil_h, 1);
-        *type = OPT_DEPTHWISE;
+        fbb_add_i8(b, EDGE_F_DEPTHWISE_CONV2D_OPTIONS_PADDING, (int8_t)o->padding, 0);
+        fbb_add_i32(b, EDGE_F_DEPTHWISE_CONV2D_OPTIONS_STRIDE_W, o->stride_w, 0);
+        fbb_add_i32(b, EDGE_F_DEPTHWISE_CONV2D_OPTIONS_STRIDE_H, o->stride_h, 0);
+        fbb_add_i32(b, EDGE_F_DEPTHWISE_CONV2D_OPTIONS_DEPTH_MULTIPLIER, o->depth_multiplier, 0);
+        fbb_add_i8(b, EDGE_F_DEPTHWISE_CONV2D_OPTIONS_FUSED_ACTIVATION_FUNCTION, (int8_t)o->act, 0);
+        fbb_add_i32(b, EDGE_F_DEPTHWISE_CONV2D_OPTIONS_DILATION_W_FACTOR, o->dil_w,
+                    EDGE_D_DEPTHWISE_CONV2D_OPTIONS_DILATION_W_FACTOR);
+        fbb_add_i32(b, EDGE_F_DEPTHWISE_CONV2D_OPTIONS_DILATION_H_FACTOR, o->dil_h,
+                    EDGE_D_DEPTHWISE_CONV2D_OPTIONS_DILATION_H_FACTOR);
+        *type = EDGE_BUILTIN_OPTIONS_DEPTHWISE_CONV2D_OPTIONS;
         return fbb_table_end(b);
-    case 1:  /* AVERAGE_POOL_2D */
-    case 17: /* MAX_POOL_2D */
+    case EDGE_BUILTIN_AVERAGE_POOL_2D:
+    case EDGE_BUILTIN_MAX_POOL_2D:
         fbb_table_start(b);
-        fbb_add_i8(b, 0, (int8_t)o->padding, 0);
-        fbb_add_i32(b, 1, o->stride_w, 0);
-        fbb_add_i32(b, 2, o->stride_h, 0);
-        fbb_add_i32(b, 3, o->filter_w, 0);
-        fbb_add_i32(b, 4, o->filter_h, 0);
-        fbb_add_i8(b, 5, (int8_t)o->act, 0);
-        *type = OPT_POOL2D;
+        fbb_add_i8(b, EDGE_F_POOL2D_OPTIONS_PADDING, (int8_t)o->padding, 0);
+        fbb_add_i32(b, EDGE_F_POOL2D_OPTIONS_STRIDE_W, o->stride_w, 0);
+        fbb_add_i32(b, EDGE_F_POOL2D_OPTIONS_STRIDE_H, o->stride_h, 0);
+        fbb_add_i32(b, EDGE_F_POOL2D_OPTIONS_FILTER_WIDTH, o->filter_w, 0);
+        fbb_add_i32(b, EDGE_F_POOL2D_OPTIONS_FILTER_HEIGHT, o->filter_h, 0);
+        fbb_add_i8(b, EDGE_F_POOL2D_OPTIONS_FUSED_ACTIVATION_FUNCTION, (int8_t)o->act, 0);
+        *type = EDGE_BUILTIN_OPTIONS_POOL2D_OPTIONS;
         return fbb_table_end(b);
-    case 9: /* FULLY_CONNECTED */
+    case EDGE_BUILTIN_FULLY_CONNECTED:
         fbb_table_start(b);
-        fbb_add_i8(b, 0, (int8_t)o->act, 0);
-        fbb_add_u8(b, 2, (uint8_t)(o->keep_dims != 0), 0);
-        *type = OPT_FULLY_CONNECTED;
+        fbb_add_i8(b, EDGE_F_FULLY_CONNECTED_OPTIONS_FUSED_ACTIVATION_FUNCTION, (int8_t)o->act, 0);
+        fbb_add_u8(b, EDGE_F_FULLY_CONNECTED_OPTIONS_KEEP_NUM_DIMS, (uint8_t)(o->keep_dims != 0), 0);
+        *type = EDGE_BUILTIN_OPTIONS_FULLY_CONNECTED_OPTIONS;
         return fbb_table_end(b);
-    case 25: /* SOFTMAX */
+    case EDGE_BUILTIN_SOFTMAX:
         fbb_table_start(b);
-        fbb_add_f32(b, 0, o->beta, 0.0f);
-        *type = OPT_SOFTMAX;
+        fbb_add_f32(b, EDGE_F_SOFTMAX_OPTIONS_BETA, o->beta, 0.0f);
+        *type = EDGE_BUILTIN_OPTIONS_SOFTMAX_OPTIONS;
         return fbb_table_end(b);
-    case 2: /* CONCATENATION */
+    case EDGE_BUILTIN_CONCATENATION:
         fbb_table_start(b);
-        fbb_add_i32(b, 0, o->axis, 0);
-        fbb_add_i8(b, 1, (int8_t)o->act, 0);
-        *type = OPT_CONCATENATION;
+        fbb_add_i32(b, EDGE_F_CONCATENATION_OPTIONS_AXIS, o->axis, 0);
+        fbb_add_i8(b, EDGE_F_CONCATENATION_OPTIONS_FUSED_ACTIVATION_FUNCTION, (int8_t)o->act, 0);
+        *type = EDGE_BUILTIN_OPTIONS_CONCATENATION_OPTIONS;
         return fbb_table_end(b);
-    case 0:  /* ADD */
-    case 41: /* SUB */
-    case 18: /* MUL */
+    case EDGE_BUILTIN_ADD:
         fbb_table_start(b);
-        fbb_add_i8(b, 0, (int8_t)o->act, 0);
-        *type = op->code == 0 ? OPT_ADD : op->code == 41 ? OPT_SUB : OPT_MUL;
+        fbb_add_i8(b, EDGE_F_ADD_OPTIONS_FUSED_ACTIVATION_FUNCTION, (int8_t)o->act, 0);
+        *type = EDGE_BUILTIN_OPTIONS_ADD_OPTIONS;
         return fbb_table_end(b);
-    case 34: /* PAD */
+    case EDGE_BUILTIN_SUB:
         fbb_table_start(b);
-        *type = OPT_PAD;
+        fbb_add_i8(b, EDGE_F_SUB_OPTIONS_FUSED_ACTIVATION_FUNCTION, (int8_t)o->act, 0);
+        *type = EDGE_BUILTIN_OPTIONS_SUB_OPTIONS;
         return fbb_table_end(b);
-    case 40: /* MEAN */
+    case EDGE_BUILTIN_MUL:
         fbb_table_start(b);
-        fbb_add_u8(b, 0, (uint8_t)(o->keep_dims != 0), 0);
-        *type = OPT_REDUCER;
+        fbb_add_i8(b, EDGE_F_MUL_OPTIONS_FUSED_ACTIVATION_FUNCTION, (int8_t)o->act, 0);
+        *type = EDGE_BUILTIN_OPTIONS_MUL_OPTIONS;
         return fbb_table_end(b);
-    case 98: /* LEAKY_RELU */
+    case EDGE_BUILTIN_PAD:
         fbb_table_start(b);
-        fbb_add_f32(b, 0, o->alpha, 0.0f);
-        *type = OPT_LEAKY_RELU;
+        *type = EDGE_BUILTIN_OPTIONS_PAD_OPTIONS;
+        return fbb_table_end(b);
+    case EDGE_BUILTIN_MEAN:
+        fbb_table_start(b);
+        fbb_add_u8(b, EDGE_F_REDUCER_OPTIONS_KEEP_DIMS, (uint8_t)(o->keep_dims != 0), 0);
+        *type = EDGE_BUILTIN_OPTIONS_REDUCER_OPTIONS;
+        return fbb_table_end(b);
+    case EDGE_BUILTIN_LEAKY_RELU:
+        fbb_table_start(b);
+        fbb_add_f32(b, EDGE_F_LEAKY_RELU_OPTIONS_ALPHA, o->alpha, 0.0f);
+        *type = EDGE_BUILTIN_OPTIONS_LEAKY_RELU_OPTIONS;
         return fbb_table_end(b);
     default: return 0; /* RESHAPE (shape input), QUANTIZE, activations: none */
     }
@@ -251,7 +248,7 @@ int edgeq_tflite_serialize(const edgeq_qmodel *m, const char *description, uint8
 
     for (int k = 0; k < n_bufs; k++) {
         fbb_table_start(&b);
-        if (k > 0) fbb_add_ref(&b, 0, data_refs[k]);
+        if (k > 0) fbb_add_ref(&b, EDGE_F_BUFFER_DATA, data_refs[k]);
         bufs[k] = fbb_table_end(&b);
     }
     fbb_ref buffers = fbb_vector_refs(&b, bufs, (size_t)n_bufs);
@@ -265,19 +262,19 @@ int edgeq_tflite_serialize(const edgeq_qmodel *m, const char *description, uint8
             fbb_ref sc = fbb_vector_f32(&b, t->scale, (size_t)t->n_q);
             fbb_ref zp = fbb_vector_i64(&b, t->zero_point, (size_t)t->n_q);
             fbb_table_start(&b);
-            fbb_add_ref(&b, 2, sc);
-            fbb_add_ref(&b, 3, zp);
-            fbb_add_i32(&b, 6, t->qdim, 0);
+            fbb_add_ref(&b, EDGE_F_QUANTIZATION_PARAMETERS_SCALE, sc);
+            fbb_add_ref(&b, EDGE_F_QUANTIZATION_PARAMETERS_ZERO_POINT, zp);
+            fbb_add_i32(&b, EDGE_F_QUANTIZATION_PARAMETERS_QUANTIZED_DIMENSION, t->qdim, 0);
             q = fbb_table_end(&b);
         }
         fbb_ref shape = fbb_vector_i32(&b, t->shape, (size_t)t->rank);
         fbb_ref name = fbb_string(&b, t->name);
         fbb_table_start(&b);
-        fbb_add_ref(&b, 0, shape);
-        fbb_add_i8(&b, 1, (int8_t)t->type, 0);
-        fbb_add_u32(&b, 2, (uint32_t)buf_of[i], 0);
-        fbb_add_ref(&b, 3, name);
-        fbb_add_ref(&b, 4, q);
+        fbb_add_ref(&b, EDGE_F_TENSOR_SHAPE, shape);
+        fbb_add_i8(&b, EDGE_F_TENSOR_TYPE, (int8_t)t->type, 0);
+        fbb_add_u32(&b, EDGE_F_TENSOR_BUFFER, (uint32_t)buf_of[i], 0);
+        fbb_add_ref(&b, EDGE_F_TENSOR_NAME, name);
+        fbb_add_ref(&b, EDGE_F_TENSOR_QUANTIZATION, q);
         refs[i] = fbb_table_end(&b);
     }
     fbb_ref tensors = fbb_vector_refs(&b, refs, (size_t)n_t);
@@ -316,11 +313,11 @@ int edgeq_tflite_serialize(const edgeq_qmodel *m, const char *description, uint8
         int otype;
         fbb_ref opts = write_options(&b, op, &otype);
         fbb_table_start(&b);
-        fbb_add_u32(&b, 0, (uint32_t)op_code_index[i], 0);
-        fbb_add_ref(&b, 1, vi);
-        fbb_add_ref(&b, 2, vo);
-        fbb_add_u8(&b, 3, (uint8_t)otype, 0);
-        fbb_add_ref(&b, 4, opts);
+        fbb_add_u32(&b, EDGE_F_OPERATOR_OPCODE_INDEX, (uint32_t)op_code_index[i], 0);
+        fbb_add_ref(&b, EDGE_F_OPERATOR_INPUTS, vi);
+        fbb_add_ref(&b, EDGE_F_OPERATOR_OUTPUTS, vo);
+        fbb_add_u8(&b, EDGE_F_OPERATOR_BUILTIN_OPTIONS_TYPE, (uint8_t)otype, 0);
+        fbb_add_ref(&b, EDGE_F_OPERATOR_BUILTIN_OPTIONS, opts);
         refs[i] = fbb_table_end(&b);
     }
     free(op_code_index);
@@ -333,19 +330,19 @@ int edgeq_tflite_serialize(const edgeq_qmodel *m, const char *description, uint8
     fbb_ref vout = fbb_vector_i32(&b, gout, (size_t)m->n_outputs);
     fbb_ref sgname = fbb_string(&b, "main");
     fbb_table_start(&b);
-    fbb_add_ref(&b, 0, tensors);
-    fbb_add_ref(&b, 1, vin);
-    fbb_add_ref(&b, 2, vout);
-    fbb_add_ref(&b, 3, operators);
-    fbb_add_ref(&b, 4, sgname);
+    fbb_add_ref(&b, EDGE_F_SUB_GRAPH_TENSORS, tensors);
+    fbb_add_ref(&b, EDGE_F_SUB_GRAPH_INPUTS, vin);
+    fbb_add_ref(&b, EDGE_F_SUB_GRAPH_OUTPUTS, vout);
+    fbb_add_ref(&b, EDGE_F_SUB_GRAPH_OPERATORS, operators);
+    fbb_add_ref(&b, EDGE_F_SUB_GRAPH_NAME, sgname);
     fbb_ref sg = fbb_table_end(&b);
     fbb_ref subgraphs = fbb_vector_refs(&b, &sg, 1);
 
     for (int k = 0; k < n_codes; k++) {
         fbb_table_start(&b);
-        fbb_add_i8(&b, 0, (int8_t)(codes[k] < 127 ? codes[k] : 127), 0);
-        fbb_add_i32(&b, 2, versions[k], 1);
-        fbb_add_i32(&b, 3, codes[k], 0);
+        fbb_add_i8(&b, EDGE_F_OPERATOR_CODE_DEPRECATED_BUILTIN_CODE, (int8_t)(codes[k] < 127 ? codes[k] : 127), 0);
+        fbb_add_i32(&b, EDGE_F_OPERATOR_CODE_VERSION, versions[k], EDGE_D_OPERATOR_CODE_VERSION);
+        fbb_add_i32(&b, EDGE_F_OPERATOR_CODE_BUILTIN_CODE, codes[k], 0);
         refs[k] = fbb_table_end(&b);
     }
     fbb_ref opcodes = fbb_vector_refs(&b, refs, (size_t)n_codes);
@@ -357,8 +354,8 @@ int edgeq_tflite_serialize(const edgeq_qmodel *m, const char *description, uint8
     for (int k = 0; k < 2; k++) {
         fbb_ref nm = fbb_string(&b, md_names[k]);
         fbb_table_start(&b);
-        fbb_add_ref(&b, 0, nm);
-        fbb_add_u32(&b, 1, (uint32_t)md_bufs[k], 0);
+        fbb_add_ref(&b, EDGE_F_METADATA_NAME, nm);
+        fbb_add_u32(&b, EDGE_F_METADATA_BUFFER, (uint32_t)md_bufs[k], 0);
         md[k] = fbb_table_end(&b);
     }
     fbb_ref metadata = fbb_vector_refs(&b, md, 2);
@@ -368,36 +365,36 @@ int edgeq_tflite_serialize(const edgeq_qmodel *m, const char *description, uint8
     for (int k = 0; k < m->n_inputs; k++) {
         fbb_ref nm = fbb_string(&b, m->io_names_in[k]);
         fbb_table_start(&b);
-        fbb_add_ref(&b, 0, nm);
-        fbb_add_u32(&b, 1, (uint32_t)m->inputs[k], 0);
+        fbb_add_ref(&b, EDGE_F_TENSOR_MAP_NAME, nm);
+        fbb_add_u32(&b, EDGE_F_TENSOR_MAP_TENSOR_INDEX, (uint32_t)m->inputs[k], 0);
         maps_in[k] = fbb_table_end(&b);
     }
     for (int k = 0; k < m->n_outputs; k++) {
         fbb_ref nm = fbb_string(&b, m->io_names_out[k]);
         fbb_table_start(&b);
-        fbb_add_ref(&b, 0, nm);
-        fbb_add_u32(&b, 1, (uint32_t)m->outputs[k], 0);
+        fbb_add_ref(&b, EDGE_F_TENSOR_MAP_NAME, nm);
+        fbb_add_u32(&b, EDGE_F_TENSOR_MAP_TENSOR_INDEX, (uint32_t)m->outputs[k], 0);
         maps_out[k] = fbb_table_end(&b);
     }
     fbb_ref vsi = fbb_vector_refs(&b, maps_in, (size_t)m->n_inputs);
     fbb_ref vso = fbb_vector_refs(&b, maps_out, (size_t)m->n_outputs);
     fbb_ref key = fbb_string(&b, "serving_default");
     fbb_table_start(&b);
-    fbb_add_ref(&b, 0, vsi);
-    fbb_add_ref(&b, 1, vso);
-    fbb_add_ref(&b, 2, key);
+    fbb_add_ref(&b, EDGE_F_SIGNATURE_DEF_INPUTS, vsi);
+    fbb_add_ref(&b, EDGE_F_SIGNATURE_DEF_OUTPUTS, vso);
+    fbb_add_ref(&b, EDGE_F_SIGNATURE_DEF_SIGNATURE_KEY, key);
     fbb_ref sig = fbb_table_end(&b);
     fbb_ref sigs = fbb_vector_refs(&b, &sig, 1);
 
     fbb_ref desc = fbb_string(&b, description ? description : "edgeq");
     fbb_table_start(&b);
-    fbb_add_u32(&b, 0, 3, 0);
-    fbb_add_ref(&b, 1, opcodes);
-    fbb_add_ref(&b, 2, subgraphs);
-    fbb_add_ref(&b, 3, desc);
-    fbb_add_ref(&b, 4, buffers);
-    fbb_add_ref(&b, 6, metadata);
-    fbb_add_ref(&b, 7, sigs);
+    fbb_add_u32(&b, EDGE_F_MODEL_VERSION, 3, 0); /* schema version 3 */
+    fbb_add_ref(&b, EDGE_F_MODEL_OPERATOR_CODES, opcodes);
+    fbb_add_ref(&b, EDGE_F_MODEL_SUBGRAPHS, subgraphs);
+    fbb_add_ref(&b, EDGE_F_MODEL_DESCRIPTION, desc);
+    fbb_add_ref(&b, EDGE_F_MODEL_BUFFERS, buffers);
+    fbb_add_ref(&b, EDGE_F_MODEL_METADATA, metadata);
+    fbb_add_ref(&b, EDGE_F_MODEL_SIGNATURE_DEFS, sigs);
     fbb_ref model = fbb_table_end(&b);
 
     const uint8_t *bytes;
