@@ -3,6 +3,7 @@
  * calib.c — activation ranges over the calibration set (see calib.h).
  */
 #include "calib.h"
+#include "err.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -10,18 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int fail(char *err, size_t err_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t err_len, const char *fmt, ...) {
-    if (err && err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 int edgeq_range_method_parse(const char *s, edgeq_range_method *m) {
     if (!s) return -1;
@@ -49,12 +38,12 @@ int edgeq_calib_init(edgeq_calib *c, const edgeq_graph *g, edgeq_range_method m,
                      size_t err_len) {
     memset(c, 0, sizeof *c);
     if (err && err_len) err[0] = 0;
-    if ((unsigned)m > EDGEQ_RANGE_MSE) return fail(err, err_len, "unknown range method %d", (int)m);
+    if ((unsigned)m > EDGEQ_RANGE_MSE) return edgeq_fail(err, err_len, "unknown range method %d", (int)m);
     c->g = g;
     c->method = m;
     c->percentile = EDGEQ_CALIB_PERCENTILE;
     c->node = calloc(g->n > 0 ? (size_t)g->n : 1, sizeof *c->node);
-    if (!c->node) return fail(err, err_len, "out of memory");
+    if (!c->node) return edgeq_fail(err, err_len, "out of memory");
     for (int i = 0; i < g->n; i++) {
         c->node[i].min = INFINITY;
         c->node[i].max = -INFINITY;
@@ -63,7 +52,7 @@ int edgeq_calib_init(edgeq_calib *c, const edgeq_graph *g, edgeq_range_method m,
         c->node[i].neg = calloc(1, sizeof *c->node[i].neg);
         if (!c->node[i].pos || !c->node[i].neg) {
             edgeq_calib_free(c);
-            return fail(err, err_len, "out of memory for calibration histograms");
+            return edgeq_fail(err, err_len, "out of memory for calibration histograms");
         }
     }
     return 0;
@@ -126,7 +115,7 @@ int edgeq_calib_observe(edgeq_calib *c, const edgeq_float_exec *x, char *err, si
             nan |= t != t;
         }
         if (nan || !isfinite(mn) || !isfinite(mx))
-            return fail(err, err_len,
+            return edgeq_fail(err, err_len,
                         "layer '%s' (%s) computes %s on calibration sample %d: the model's "
                         "weights or the sample are not usable",
                         g->nodes[i].name, edgeq_op_name(g->nodes[i].op),
@@ -238,8 +227,8 @@ static int mse_range(const edgeq_calib_node *cn, float *lo, float *hi) {
 
 int edgeq_calib_finish(edgeq_calib *c, edgeq_graph *g, char *err, size_t err_len) {
     if (g != c->g && (g->n != c->g->n))
-        return fail(err, err_len, "calibration was set up for another graph");
-    if (c->samples == 0) return fail(err, err_len, "no calibration samples were run");
+        return edgeq_fail(err, err_len, "calibration was set up for another graph");
+    if (c->samples == 0) return edgeq_fail(err, err_len, "no calibration samples were run");
     for (int i = 0; i < g->n; i++) {
         const edgeq_calib_node *cn = &c->node[i];
         float lo = cn->min, hi = cn->max;
@@ -247,7 +236,7 @@ int edgeq_calib_finish(edgeq_calib *c, edgeq_graph *g, char *err, size_t err_len
             hi = (float)hist_percentile(cn->pos, c->percentile, hi > 0.0f ? (double)hi : 0.0);
             lo = -(float)hist_percentile(cn->neg, c->percentile, lo < 0.0f ? -(double)lo : 0.0);
         } else if (c->method == EDGEQ_RANGE_MSE) {
-            if (mse_range(cn, &lo, &hi) != 0) return fail(err, err_len, "out of memory");
+            if (mse_range(cn, &lo, &hi) != 0) return edgeq_fail(err, err_len, "out of memory");
         }
         g->nodes[i].range_min = lo < 0.0f ? lo : 0.0f;
         g->nodes[i].range_max = hi > 0.0f ? hi : 0.0f;
@@ -275,17 +264,17 @@ int edgeq_calibrate(edgeq_graph *g, const edgeq_calib_set *set, edgeq_range_meth
     edgeq_calib c;
     memset(&c, 0, sizeof c);
     if (set->n_inputs != g->n_inputs)
-        return fail(err, err_len, "calibration data has %d inputs, the model %d", set->n_inputs,
+        return edgeq_fail(err, err_len, "calibration data has %d inputs, the model %d", set->n_inputs,
                     g->n_inputs);
     for (int k = 0; k < g->n_inputs; k++)
         if (g->inputs[k] < 0 || g->inputs[k] >= g->n ||
             set->sample_len[k] != edgeq_node_numel(&g->nodes[g->inputs[k]]))
-            return fail(err, err_len, "calibration samples of input %d have %zu values, the "
+            return edgeq_fail(err, err_len, "calibration samples of input %d have %zu values, the "
                         "model's input %zu", k, set->sample_len[k],
                         g->inputs[k] >= 0 && g->inputs[k] < g->n
                             ? edgeq_node_numel(&g->nodes[g->inputs[k]])
                             : (size_t)0);
-    if (set->count < 1) return fail(err, err_len, "no calibration samples");
+    if (set->count < 1) return edgeq_fail(err, err_len, "no calibration samples");
     if (edgeq_float_exec_init(&x, g, err, err_len) != 0) {
         edgeq_float_exec_free(&x);
         return -1;

@@ -16,6 +16,7 @@
 #include "io/file_util.h"
 #include "io/image_load.h"
 #include "io/npy.h"
+#include "err.h"
 
 /* Largest single calibration file read (a stream stops here). */
 #define CALIB_FILE_LIMIT ((size_t)4 << 30)
@@ -29,17 +30,6 @@ typedef struct loader {
     char *err;
     size_t err_len;
 } loader;
-
-static int fail(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(loader *L, const char *fmt, ...) {
-    if (L->err && L->err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(L->err, L->err_len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 void edgeq_calib_set_free(edgeq_calib_set *set) {
     for (int k = 0; k < 8; k++) free(set->data[k]);
@@ -72,16 +62,16 @@ static int full(const loader *L) { return L->max > 0 && L->set->count >= L->max;
 /* Room for `more` samples beyond count. */
 static int reserve(loader *L, long more) {
     long need = L->set->count + more;
-    if (need > INT32_MAX) return fail(L, "more than %d calibration samples", INT32_MAX);
+    if (need > INT32_MAX) return edgeq_fail(L->err, L->err_len, "more than %d calibration samples", INT32_MAX);
     if (need <= L->cap) return 0;
     long cap = L->cap ? L->cap : 16;
     while (cap < need) cap *= 2;
     for (int k = 0; k < L->set->n_inputs; k++) {
         size_t bytes = (size_t)cap * L->set->sample_len[k] * sizeof(float);
         if (L->set->sample_len[k] && bytes / L->set->sample_len[k] / sizeof(float) != (size_t)cap)
-            return fail(L, "calibration set too large");
+            return edgeq_fail(L->err, L->err_len, "calibration set too large");
         float *p = realloc(L->set->data[k], bytes ? bytes : 1);
-        if (!p) return fail(L, "out of memory for %ld calibration samples", cap);
+        if (!p) return edgeq_fail(L->err, L->err_len, "out of memory for %ld calibration samples", cap);
         L->set->data[k] = p;
     }
     L->cap = cap;
@@ -131,8 +121,7 @@ static int shape_error(loader *L, const char *what, int k, const edgeq_npy *a) {
     char stacked[112];
     snprintf(stacked, sizeof stacked, "(N,%s", one + 1);
     if (in->rank == 1) snprintf(stacked, sizeof stacked, "(N,)");
-    return fail(L,
-                "%s: calibration data of shape %s does not fit input '%s' %s: expected one sample "
+    return edgeq_fail(L->err, L->err_len, "%s: calibration data of shape %s does not fit input '%s' %s: expected one sample "
                 "%s or %s, or N samples %s",
                 what, got, in->name, batch, one, batch, stacked);
 }
@@ -140,7 +129,7 @@ static int shape_error(loader *L, const char *what, int k, const edgeq_npy *a) {
 static int check_finite(loader *L, const float *p, size_t n, const char *what, long sample) {
     for (size_t i = 0; i < n; i++)
         if (!isfinite(p[i]))
-            return fail(L, "%s: sample %ld holds %s (value %zu): calibration data must be finite",
+            return edgeq_fail(L->err, L->err_len, "%s: sample %ld holds %s (value %zu): calibration data must be finite",
                         what, sample, isnan(p[i]) ? "NaN" : "an infinity", i);
     return 0;
 }
@@ -164,7 +153,7 @@ static int copy_npy(loader *L, int k, const edgeq_npy *a, long take, const char 
 /* One .npy array for the one-input model. */
 static int add_npy(loader *L, const edgeq_npy *a, const char *what) {
     if (a->kind != 'f' && a->kind != 'i' && a->kind != 'u' && a->kind != 'b')
-        return fail(L, "%s: unsupported dtype", what);
+        return edgeq_fail(L->err, L->err_len, "%s: unsupported dtype", what);
     long n = npy_samples(input_node(L->g, 0), a);
     if (n < 0) return shape_error(L, what, 0, a);
     long take = n;
@@ -190,7 +179,7 @@ static int read_npz(loader *L, const uint8_t *data, size_t len, const char *what
     zip_source_t *src = zip_source_buffer_create(data, len, 0, &ze);
     zip_t *za = src ? zip_open_from_source(src, ZIP_RDONLY, &ze) : NULL;
     if (!za) {
-        int rc = fail(L, "%s: not a readable .npz (zip): %s", what, zip_error_strerror(&ze));
+        int rc = edgeq_fail(L->err, L->err_len, "%s: not a readable .npz (zip): %s", what, zip_error_strerror(&ze));
         if (src) zip_source_free(src);
         zip_error_fini(&ze);
         return rc;
@@ -200,7 +189,7 @@ static int read_npz(loader *L, const uint8_t *data, size_t len, const char *what
     npz_entry *e = calloc(n > 0 ? (size_t)n : 1, sizeof *e);
     int m = 0, rc = -1;
     if (!e) {
-        fail(L, "out of memory");
+        edgeq_fail(L->err, L->err_len, "out of memory");
         goto out;
     }
     for (zip_int64_t i = 0; i < n; i++) {
@@ -208,20 +197,20 @@ static int read_npz(loader *L, const uint8_t *data, size_t len, const char *what
         zip_stat_t st;
         if (!nm || zip_stat_index(za, (zip_uint64_t)i, 0, &st) != 0 ||
             !(st.valid & ZIP_STAT_SIZE)) {
-            fail(L, "%s: unreadable zip entry %lld", what, (long long)i);
+            edgeq_fail(L->err, L->err_len, "%s: unreadable zip entry %lld", what, (long long)i);
             goto out;
         }
         size_t nl = strlen(nm);
         if (nl < 4 || strcmp(nm + nl - 4, ".npy") != 0) continue; /* not an array */
         if (st.size > CALIB_FILE_LIMIT) {
-            fail(L, "%s: array '%s' is larger than %zu bytes", what, nm, CALIB_FILE_LIMIT);
+            edgeq_fail(L->err, L->err_len, "%s: array '%s' is larger than %zu bytes", what, nm, CALIB_FILE_LIMIT);
             goto out;
         }
         npz_entry *x = &e[m];
         snprintf(x->name, sizeof x->name, "%.*s", (int)(nl - 4), nm);
         x->buf = malloc(st.size ? (size_t)st.size : 1);
         if (!x->buf) {
-            fail(L, "%s: out of memory for array '%s'", what, x->name);
+            edgeq_fail(L->err, L->err_len, "%s: out of memory for array '%s'", what, x->name);
             goto out;
         }
         m++;
@@ -229,13 +218,13 @@ static int read_npz(loader *L, const uint8_t *data, size_t len, const char *what
         zip_int64_t got = zf ? zip_fread(zf, x->buf, st.size) : -1;
         if (zf) zip_fclose(zf);
         if (got < 0 || (zip_uint64_t)got != st.size) {
-            fail(L, "%s: cannot read array '%s' (corrupt zip)", what, x->name);
+            edgeq_fail(L->err, L->err_len, "%s: cannot read array '%s' (corrupt zip)", what, x->name);
             goto out;
         }
         char perr[256], label[512];
         snprintf(label, sizeof label, "%s: array '%s'", what, x->name);
         if (edgeq_npy_parse(x->buf, (size_t)st.size, label, &x->a, perr, sizeof perr) != 0) {
-            fail(L, "%s", perr);
+            edgeq_fail(L->err, L->err_len, "%s", perr);
             goto out;
         }
     }
@@ -271,7 +260,7 @@ static int add_npz(loader *L, const uint8_t *data, size_t len, const char *what)
                                sh);
     }
     if (n == 0) {
-        fail(L, "%s: the .npz holds no arrays", what);
+        edgeq_fail(L->err, L->err_len, "%s: the .npz holds no arrays", what);
         goto out;
     }
     for (int k = 0; k < L->set->n_inputs; k++) {
@@ -285,15 +274,14 @@ static int add_npz(loader *L, const uint8_t *data, size_t len, const char *what)
             if (pick[k] < 0) {
                 char one[96];
                 dims_str(in->shape, 1, in->rank, one, sizeof one);
-                fail(L,
-                     "%s: no array fits input '%s' (samples of shape %s); the .npz holds: %s",
+                edgeq_fail(L->err, L->err_len, "%s: no array fits input '%s' (samples of shape %s); the .npz holds: %s",
                      what, in->name, one, names);
                 goto out;
             }
         }
         if (pick[k] < 0) {
             if (k >= n) {
-                fail(L, "%s: no array for input '%s' (by name or position); the .npz holds: %s",
+                edgeq_fail(L->err, L->err_len, "%s: no array for input '%s' (by name or position); the .npz holds: %s",
                      what, in->name, names);
                 goto out;
             }
@@ -307,7 +295,7 @@ static int add_npz(loader *L, const uint8_t *data, size_t len, const char *what)
             goto out;
         }
         if (samples >= 0 && s != samples) {
-            fail(L, "%s: input arrays hold different numbers of samples (%ld and %ld)", what,
+            edgeq_fail(L->err, L->err_len, "%s: input arrays hold different numbers of samples (%ld and %ld)", what,
                  samples, s);
             goto out;
         }
@@ -338,21 +326,20 @@ out:
 static int add_image(loader *L, const uint8_t *data, size_t len, const char *what) {
     const edgeq_node *in = input_node(L->g, 0);
     if (in->rank != 4 || (in->shape[3] != 1 && in->shape[3] != 3))
-        return fail(L,
-                    "%s: an image, but input '%s' is not an image input ([1,H,W,C] with C = 1 "
+        return edgeq_fail(L->err, L->err_len, "%s: an image, but input '%s' is not an image input ([1,H,W,C] with C = 1 "
                     "or 3)",
                     what, in->name);
     edgeq_image img;
     char ierr[256];
     if (edgeq_image_decode(data, len, what, &img, ierr, sizeof ierr) != 0) {
         edgeq_image_free(&img);
-        return fail(L, "%s", ierr);
+        return edgeq_fail(L->err, L->err_len, "%s", ierr);
     }
     int rc = reserve(L, 1);
     if (rc == 0 && edgeq_image_to_sample(&img, in->shape[1], in->shape[2], in->shape[3],
                                          L->set->data[0] + (size_t)L->set->count *
                                                                L->set->sample_len[0]) != 0)
-        rc = fail(L, "%s: out of memory converting the image", what);
+        rc = edgeq_fail(L->err, L->err_len, "%s: out of memory converting the image", what);
     edgeq_image_free(&img);
     if (rc == 0) L->set->count++;
     return rc;
@@ -364,8 +351,7 @@ static int add_raw(loader *L, const uint8_t *data, size_t len, const char *what,
         const edgeq_node *in = input_node(L->g, 0);
         char batch[96];
         dims_str(in->shape, 0, in->rank, batch, sizeof batch);
-        return fail(L,
-                    "%s: %zu bytes: not an .npy, .npz or image, and not raw float32 samples "
+        return edgeq_fail(L->err, L->err_len, "%s: %zu bytes: not an .npy, .npz or image, and not raw float32 samples "
                     "of input '%s' %s (%zu bytes each%s)",
                     what, len, in->name, batch, one, in_dir ? ", one per file" : "");
     }
@@ -388,24 +374,24 @@ static int add_file(loader *L, const char *path, int in_dir) {
     size_t len = 0;
     char ferr[512];
     if (edgeq_read_file_limit(path, 16, CALIB_FILE_LIMIT, &data, &len, ferr, sizeof ferr) != 0)
-        return fail(L, "%s", ferr);
+        return edgeq_fail(L->err, L->err_len, "%s", ferr);
     int rc;
     static const uint8_t npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
     if (len >= 6 && memcmp(data, npy_magic, 6) == 0) {
         if (L->set->n_inputs != 1) {
-            rc = fail(L, "%s: the model has %d inputs: give their calibration data as one .npz",
+            rc = edgeq_fail(L->err, L->err_len, "%s: the model has %d inputs: give their calibration data as one .npz",
                       path, L->set->n_inputs);
         } else {
             edgeq_npy a;
             char perr[512];
             rc = edgeq_npy_parse(data, len, path, &a, perr, sizeof perr) != 0
-                     ? fail(L, "%s", perr)
+                     ? edgeq_fail(L->err, L->err_len, "%s", perr)
                      : add_npy(L, &a, path);
         }
     } else if (len >= 4 && memcmp(data, "PK\x03\x04", 4) == 0) {
         rc = add_npz(L, data, len, path);
     } else if (L->set->n_inputs != 1) {
-        rc = fail(L, "%s: the model has %d inputs: give their calibration data as one .npz", path,
+        rc = edgeq_fail(L->err, L->err_len, "%s: the model has %d inputs: give their calibration data as one .npz", path,
                   L->set->n_inputs);
     } else if (edgeq_image_sniff(data, len) != EDGEQ_IMAGE_NONE) {
         rc = add_image(L, data, len, path);
@@ -432,9 +418,9 @@ static int skipped_name(const char *name) {
 }
 
 static int list_dir(loader *L, const char *dir, int depth, path_list *out) {
-    if (depth > CALIB_DIR_DEPTH) return fail(L, "%s: folders nested too deep", dir);
+    if (depth > CALIB_DIR_DEPTH) return edgeq_fail(L->err, L->err_len, "%s: folders nested too deep", dir);
     DIR *d = opendir(dir);
-    if (!d) return fail(L, "%s: cannot open folder", dir);
+    if (!d) return edgeq_fail(L->err, L->err_len, "%s: cannot open folder", dir);
     struct dirent *de;
     int rc = 0;
     while (rc == 0 && (de = readdir(d)) != NULL) {
@@ -442,7 +428,7 @@ static int list_dir(loader *L, const char *dir, int depth, path_list *out) {
         size_t len = strlen(dir) + strlen(de->d_name) + 2;
         char *p = malloc(len);
         if (!p) {
-            rc = fail(L, "out of memory");
+            rc = edgeq_fail(L->err, L->err_len, "out of memory");
             break;
         }
         snprintf(p, len, "%s/%s", dir, de->d_name);
@@ -465,7 +451,7 @@ static int list_dir(loader *L, const char *dir, int depth, path_list *out) {
             char **np = realloc(out->p, cap * sizeof *np);
             if (!np) {
                 free(p);
-                rc = fail(L, "out of memory");
+                rc = edgeq_fail(L->err, L->err_len, "out of memory");
                 break;
             }
             out->p = np;
@@ -484,7 +470,7 @@ static int cmp_path(const void *a, const void *b) {
 static int add_dir(loader *L, const char *dir) {
     path_list pl = {0};
     int rc = list_dir(L, dir, 0, &pl);
-    if (rc == 0 && pl.n == 0) rc = fail(L, "%s: the folder holds no calibration files", dir);
+    if (rc == 0 && pl.n == 0) rc = edgeq_fail(L->err, L->err_len, "%s: the folder holds no calibration files", dir);
     if (rc == 0) qsort(pl.p, pl.n, sizeof *pl.p, cmp_path);
     for (size_t i = 0; rc == 0 && i < pl.n && !full(L); i++) rc = add_file(L, pl.p[i], 1);
     for (size_t i = 0; i < pl.n; i++) free(pl.p[i]);
@@ -498,10 +484,10 @@ int edgeq_calib_data_load(const edgeq_graph *g, const char *path, long max_count
     if (set_init(g, set, err, err_len) != 0) return -1;
     loader L = {g, set, max_count > 0 ? max_count : 0, 0, err, err_len};
     struct stat st;
-    if (stat(path, &st) != 0) return fail(&L, "%s: no such file or folder", path);
+    if (stat(path, &st) != 0) return edgeq_fail(L.err, L.err_len, "%s: no such file or folder", path);
     int rc = S_ISDIR(st.st_mode) ? add_dir(&L, path) : add_file(&L, path, 0);
     if (rc != 0) return -1;
-    if (set->count == 0) return fail(&L, "%s: no calibration samples", path);
+    if (set->count == 0) return edgeq_fail(L.err, L.err_len, "%s: no calibration samples", path);
     char what[200];
     if (set->desc[0])
         snprintf(what, sizeof what, "%.199s", set->desc);
@@ -532,7 +518,7 @@ int edgeq_calib_data_synthetic(const edgeq_graph *g, long count, edgeq_calib_set
     if (set_init(g, set, err, err_len) != 0) return -1;
     loader L = {g, set, 0, 0, err, err_len};
     if (count <= 0) count = EDGEQ_CALIB_SYNTHETIC_COUNT;
-    if (count > INT32_MAX) return fail(&L, "too many synthetic samples");
+    if (count > INT32_MAX) return edgeq_fail(L.err, L.err_len, "too many synthetic samples");
     if (reserve(&L, count) != 0) return -1;
     uint64_t seed = 0x65646765712d6361ull; /* fixed: runs are reproducible */
     char dist[160] = "";

@@ -8,6 +8,7 @@
  * axpy the compiler vectorizes.
  */
 #include "float_exec.h"
+#include "err.h"
 
 #include <float.h>
 #include <math.h>
@@ -19,18 +20,6 @@
 /* Window sizes, strides and dilations above this are refused (and keep
  * the window arithmetic far from int overflow). */
 #define MAX_WINDOW_PARAM 65536
-
-static int fail(char *err, size_t err_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t err_len, const char *fmt, ...) {
-    if (err && err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static void shape_str(int rank, const int *shape, char *buf, size_t cap) {
     size_t at = 0;
@@ -101,7 +90,7 @@ int edgeq_float_infer_shape(const edgeq_graph *g, int i, int *rank, int shape[ED
     default: break;
     }
     if ((need_in >= 0 && n->n_in != need_in) || (need_in < 0 && n->n_in < 1))
-        return fail(err, err_len, "layer '%s' (%s): %d inputs, expected %s", nm, op, n->n_in,
+        return edgeq_fail(err, err_len, "layer '%s' (%s): %d inputs, expected %s", nm, op, n->n_in,
                     need_in == 0 ? "none" : need_in == 1 ? "1" : need_in == 2 ? "2" : "1 or more");
     memset(shape, 0, sizeof(int) * EDGEQ_MAX_RANK);
     if (a) {
@@ -113,17 +102,17 @@ int edgeq_float_infer_shape(const edgeq_graph *g, int i, int *rank, int shape[ED
         *rank = n->rank;
         memcpy(shape, n->shape, sizeof(int) * EDGEQ_MAX_RANK);
         if (n->rank < 1 || shape[0] != 1)
-            return fail(err, err_len, "input '%s': batch dimension must be 1 (rank %d)", nm,
+            return edgeq_fail(err, err_len, "input '%s': batch dimension must be 1 (rank %d)", nm,
                         n->rank);
         return 0;
 
     case EDGEQ_OP_CONV2D:
     case EDGEQ_OP_DEPTHWISE_CONV2D: {
         if (a->rank != 4)
-            return fail(err, err_len, "layer '%s' (%s): input must be rank 4 (NHWC), got rank %d",
+            return edgeq_fail(err, err_len, "layer '%s' (%s): input must be rank 4 (NHWC), got rank %d",
                         nm, op, a->rank);
         if (!window_params_ok(n, 1))
-            return fail(err, err_len,
+            return edgeq_fail(err, err_len,
                         "layer '%s' (%s): kernel %dx%d, strides %dx%d, dilation %dx%d out of range",
                         nm, op, n->kh, n->kw, n->stride_h, n->stride_w, n->dil_h, n->dil_w);
         int cin = a->shape[3], cout, ph, pw;
@@ -131,31 +120,31 @@ int edgeq_float_infer_shape(const edgeq_graph *g, int i, int *rank, int shape[ED
         if (n->op == EDGEQ_OP_CONV2D) {
             cout = n->rank == 4 ? n->shape[3] : 0;
             if (n->groups < 1 || cin % n->groups != 0 || cout <= 0 || cout % n->groups != 0)
-                return fail(err, err_len,
+                return edgeq_fail(err, err_len,
                             "layer '%s' (%s): %d input and %d output channels do not split into "
                             "%d groups",
                             nm, op, cin, cout, n->groups);
             if (n->filters && n->filters != cout)
-                return fail(err, err_len, "layer '%s' (%s): %d filters but %d output channels",
+                return edgeq_fail(err, err_len, "layer '%s' (%s): %d filters but %d output channels",
                             nm, op, n->filters, cout);
             klen = (size_t)n->kh * (size_t)n->kw * (size_t)(cin / n->groups) * (size_t)cout;
         } else {
             if (n->depth_multiplier < 1 || n->depth_multiplier > MAX_WINDOW_PARAM)
-                return fail(err, err_len, "layer '%s' (%s): depth multiplier %d", nm, op,
+                return edgeq_fail(err, err_len, "layer '%s' (%s): depth multiplier %d", nm, op,
                             n->depth_multiplier);
             cout = cin * n->depth_multiplier;
             klen = (size_t)n->kh * (size_t)n->kw * (size_t)cout;
         }
         if (!n->kernel || n->kernel_len != klen)
-            return fail(err, err_len, "layer '%s' (%s): kernel has %zu values, expected %zu", nm,
+            return edgeq_fail(err, err_len, "layer '%s' (%s): kernel has %zu values, expected %zu", nm,
                         op, n->kernel ? n->kernel_len : 0, klen);
         if (n->bias && n->bias_len != (size_t)cout)
-            return fail(err, err_len, "layer '%s' (%s): bias has %zu values, expected %d", nm, op,
+            return edgeq_fail(err, err_len, "layer '%s' (%s): bias has %zu values, expected %d", nm, op,
                         n->bias_len, cout);
         if (window_dim(a->shape[1], n->kh, n->stride_h, n->dil_h, n->pad_same, &shape[1], &ph) ||
             window_dim(a->shape[2], n->kw, n->stride_w, n->dil_w, n->pad_same, &shape[2], &pw)) {
             shape_str(a->rank, a->shape, s1, sizeof s1);
-            return fail(err, err_len,
+            return edgeq_fail(err, err_len,
                         "layer '%s' (%s): a %dx%d window (dilation %dx%d) does not fit input %s "
                         "with 'valid' padding",
                         nm, op, n->kh, n->kw, n->dil_h, n->dil_w, s1);
@@ -168,17 +157,17 @@ int edgeq_float_infer_shape(const edgeq_graph *g, int i, int *rank, int shape[ED
         int in = a->shape[a->rank - 1];
         int units = n->rank == a->rank ? n->shape[n->rank - 1] : 0;
         if (a->rank < 2 || units <= 0)
-            return fail(err, err_len, "layer '%s' (%s): input rank %d, output rank %d", nm, op,
+            return edgeq_fail(err, err_len, "layer '%s' (%s): input rank %d, output rank %d", nm, op,
                         a->rank, n->rank);
         if (n->filters && n->filters != units)
-            return fail(err, err_len, "layer '%s' (%s): %d units but %d outputs", nm, op,
+            return edgeq_fail(err, err_len, "layer '%s' (%s): %d units but %d outputs", nm, op,
                         n->filters, units);
         size_t klen = (size_t)in * (size_t)units;
         if (!n->kernel || n->kernel_len != klen)
-            return fail(err, err_len, "layer '%s' (%s): kernel has %zu values, expected %d x %d",
+            return edgeq_fail(err, err_len, "layer '%s' (%s): kernel has %zu values, expected %d x %d",
                         nm, op, n->kernel ? n->kernel_len : 0, in, units);
         if (n->bias && n->bias_len != (size_t)units)
-            return fail(err, err_len, "layer '%s' (%s): bias has %zu values, expected %d", nm, op,
+            return edgeq_fail(err, err_len, "layer '%s' (%s): bias has %zu values, expected %d", nm, op,
                         n->bias_len, units);
         shape[a->rank - 1] = units;
         return 0;
@@ -187,10 +176,10 @@ int edgeq_float_infer_shape(const edgeq_graph *g, int i, int *rank, int shape[ED
     case EDGEQ_OP_BATCHNORM: {
         int c = a->shape[a->rank - 1], ax = norm_axis(n->axis, a->rank);
         if (ax != 0 && ax != a->rank - 1) /* 0: unset (a batch-axis BN is meaningless) */
-            return fail(err, err_len, "layer '%s' (%s): axis %d: only the last axis is supported",
+            return edgeq_fail(err, err_len, "layer '%s' (%s): axis %d: only the last axis is supported",
                         nm, op, n->axis);
         if (n->bn_len != (size_t)c || !n->bn_mean || !n->bn_var)
-            return fail(err, err_len,
+            return edgeq_fail(err, err_len,
                         "layer '%s' (%s): needs moving mean and variance of %d values (has %zu)",
                         nm, op, c, n->bn_len);
         return 0;
@@ -203,7 +192,7 @@ int edgeq_float_infer_shape(const edgeq_graph *g, int i, int *rank, int shape[ED
     case EDGEQ_OP_SOFTMAX: {
         int ax = norm_axis(n->axis, a->rank);
         if (ax < 0 || ax >= a->rank)
-            return fail(err, err_len, "layer '%s' (%s): axis %d of a rank-%d tensor", nm, op,
+            return edgeq_fail(err, err_len, "layer '%s' (%s): axis %d of a rank-%d tensor", nm, op,
                         n->axis, a->rank);
         return 0;
     }
@@ -217,7 +206,7 @@ int edgeq_float_infer_shape(const edgeq_graph *g, int i, int *rank, int shape[ED
                 char s2[64];
                 shape_str(a->rank, a->shape, s1, sizeof s1);
                 shape_str(b->rank, b->shape, s2, sizeof s2);
-                return fail(err, err_len, "layer '%s' (%s): input shapes %s and %s do not match",
+                return edgeq_fail(err, err_len, "layer '%s' (%s): input shapes %s and %s do not match",
                             nm, op, s1, s2);
             }
         }
@@ -226,7 +215,7 @@ int edgeq_float_infer_shape(const edgeq_graph *g, int i, int *rank, int shape[ED
     case EDGEQ_OP_CONCAT: {
         int ax = norm_axis(n->axis, a->rank);
         if (ax < 1 || ax >= a->rank)
-            return fail(err, err_len, "layer '%s' (%s): axis %d of a rank-%d tensor", nm, op,
+            return edgeq_fail(err, err_len, "layer '%s' (%s): axis %d of a rank-%d tensor", nm, op,
                         n->axis, a->rank);
         long long sum = 0;
         for (int k = 0; k < n->n_in; k++) {
@@ -237,14 +226,14 @@ int edgeq_float_infer_shape(const edgeq_graph *g, int i, int *rank, int shape[ED
                 char s2[64];
                 shape_str(a->rank, a->shape, s1, sizeof s1);
                 shape_str(b->rank, b->shape, s2, sizeof s2);
-                return fail(err, err_len,
+                return edgeq_fail(err, err_len,
                             "layer '%s' (%s): inputs %s and %s differ outside axis %d", nm, op,
                             s1, s2, ax);
             }
             sum += b->shape[ax];
         }
         if (sum > (long long)EDGEQ_FLOAT_MAX_ELEMS)
-            return fail(err, err_len, "layer '%s' (%s): output too large", nm, op);
+            return edgeq_fail(err, err_len, "layer '%s' (%s): output too large", nm, op);
         shape[ax] = (int)sum;
         return 0;
     }
@@ -253,15 +242,15 @@ int edgeq_float_infer_shape(const edgeq_graph *g, int i, int *rank, int shape[ED
     case EDGEQ_OP_AVGPOOL: {
         int ph, pw;
         if (a->rank != 4)
-            return fail(err, err_len, "layer '%s' (%s): input must be rank 4 (NHWC), got rank %d",
+            return edgeq_fail(err, err_len, "layer '%s' (%s): input must be rank 4 (NHWC), got rank %d",
                         nm, op, a->rank);
         if (!window_params_ok(n, 0))
-            return fail(err, err_len, "layer '%s' (%s): pool %dx%d, strides %dx%d out of range",
+            return edgeq_fail(err, err_len, "layer '%s' (%s): pool %dx%d, strides %dx%d out of range",
                         nm, op, n->kh, n->kw, n->stride_h, n->stride_w);
         if (window_dim(a->shape[1], n->kh, n->stride_h, 1, n->pad_same, &shape[1], &ph) ||
             window_dim(a->shape[2], n->kw, n->stride_w, 1, n->pad_same, &shape[2], &pw)) {
             shape_str(a->rank, a->shape, s1, sizeof s1);
-            return fail(err, err_len,
+            return edgeq_fail(err, err_len,
                         "layer '%s' (%s): a %dx%d pool does not fit input %s with 'valid' "
                         "padding",
                         nm, op, n->kh, n->kw, s1);
@@ -272,7 +261,7 @@ int edgeq_float_infer_shape(const edgeq_graph *g, int i, int *rank, int shape[ED
     case EDGEQ_OP_GLOBAL_AVGPOOL:
     case EDGEQ_OP_GLOBAL_MAXPOOL: {
         if (a->rank < 3)
-            return fail(err, err_len, "layer '%s' (%s): input rank %d (needs 3 or 4)", nm, op,
+            return edgeq_fail(err, err_len, "layer '%s' (%s): input rank %d (needs 3 or 4)", nm, op,
                         a->rank);
         int c = a->shape[a->rank - 1];
         if (n->keepdims) {
@@ -297,7 +286,7 @@ int edgeq_float_infer_shape(const edgeq_graph *g, int i, int *rank, int shape[ED
             char s2[64];
             shape_str(a->rank, a->shape, s1, sizeof s1);
             shape_str(n->rank, n->shape, s2, sizeof s2);
-            return fail(err, err_len, "layer '%s' (%s): cannot reshape %s to %s", nm, op, s1, s2);
+            return edgeq_fail(err, err_len, "layer '%s' (%s): cannot reshape %s to %s", nm, op, s1, s2);
         }
         return 0;
     }
@@ -306,38 +295,38 @@ int edgeq_float_infer_shape(const edgeq_graph *g, int i, int *rank, int shape[ED
         for (int d = 0; d < a->rank; d++) {
             long long v = (long long)a->shape[d] + n->pad[d][0] + n->pad[d][1];
             if (n->pad[d][0] < 0 || n->pad[d][1] < 0 || v > (long long)EDGEQ_FLOAT_MAX_ELEMS)
-                return fail(err, err_len, "layer '%s' (%s): padding %d/%d on dimension %d", nm,
+                return edgeq_fail(err, err_len, "layer '%s' (%s): padding %d/%d on dimension %d", nm,
                             op, n->pad[d][0], n->pad[d][1], d);
             shape[d] = (int)v;
         }
         return 0;
     }
-    return fail(err, err_len, "layer '%s': unknown op %d", nm, (int)n->op);
+    return edgeq_fail(err, err_len, "layer '%s': unknown op %d", nm, (int)n->op);
 }
 
 static int check_node(const edgeq_graph *g, int i, char *err, size_t err_len) {
     const edgeq_node *n = &g->nodes[i];
     if (n->n_in < 0 || n->n_in > EDGEQ_MAX_INPUTS)
-        return fail(err, err_len, "layer '%s': %d inputs", n->name, n->n_in);
+        return edgeq_fail(err, err_len, "layer '%s': %d inputs", n->name, n->n_in);
     for (int k = 0; k < n->n_in; k++)
         if (n->in[k] < 0 || n->in[k] >= i)
-            return fail(err, err_len, "layer '%s': input %d is node %d, not an earlier node",
+            return edgeq_fail(err, err_len, "layer '%s': input %d is node %d, not an earlier node",
                         n->name, k, n->in[k]);
     if (n->rank < 1 || n->rank > EDGEQ_MAX_RANK)
-        return fail(err, err_len, "layer '%s' (%s): output rank %d", n->name,
+        return edgeq_fail(err, err_len, "layer '%s' (%s): output rank %d", n->name,
                     edgeq_op_name(n->op), n->rank);
     size_t numel = 1;
     for (int d = 0; d < n->rank; d++) {
         if (n->shape[d] < 1)
-            return fail(err, err_len, "layer '%s' (%s): output dimension %d is %d", n->name,
+            return edgeq_fail(err, err_len, "layer '%s' (%s): output dimension %d is %d", n->name,
                         edgeq_op_name(n->op), d, n->shape[d]);
         numel *= (size_t)n->shape[d];
         if (numel > EDGEQ_FLOAT_MAX_ELEMS)
-            return fail(err, err_len, "layer '%s' (%s): output larger than %zu elements",
+            return edgeq_fail(err, err_len, "layer '%s' (%s): output larger than %zu elements",
                         n->name, edgeq_op_name(n->op), (size_t)EDGEQ_FLOAT_MAX_ELEMS);
     }
     if ((unsigned)n->act > EDGEQ_ACT_SOFTMAX)
-        return fail(err, err_len, "layer '%s': unknown activation %d", n->name, (int)n->act);
+        return edgeq_fail(err, err_len, "layer '%s': unknown activation %d", n->name, (int)n->act);
     int rank, shape[EDGEQ_MAX_RANK];
     if (edgeq_float_infer_shape(g, i, &rank, shape, err, err_len) != 0) return -1;
     int same = rank == n->rank;
@@ -346,7 +335,7 @@ static int check_node(const edgeq_graph *g, int i, char *err, size_t err_len) {
         char want[64], got[64];
         shape_str(rank, shape, want, sizeof want);
         shape_str(n->rank, n->shape, got, sizeof got);
-        return fail(err, err_len, "layer '%s' (%s): output shape %s, but its inputs give %s",
+        return edgeq_fail(err, err_len, "layer '%s' (%s): output shape %s, but its inputs give %s",
                     n->name, edgeq_op_name(n->op), got, want);
     }
     return 0;
@@ -355,35 +344,35 @@ static int check_node(const edgeq_graph *g, int i, char *err, size_t err_len) {
 int edgeq_float_exec_init(edgeq_float_exec *x, const edgeq_graph *g, char *err, size_t err_len) {
     memset(x, 0, sizeof *x);
     if (err && err_len) err[0] = 0;
-    if (!g || g->n <= 0) return fail(err, err_len, "empty graph");
+    if (!g || g->n <= 0) return edgeq_fail(err, err_len, "empty graph");
     if (g->n_inputs < 1 || g->n_inputs > 8 || g->n_outputs < 1 || g->n_outputs > 8)
-        return fail(err, err_len, "graph has %d inputs and %d outputs (1 to 8 each)", g->n_inputs,
+        return edgeq_fail(err, err_len, "graph has %d inputs and %d outputs (1 to 8 each)", g->n_inputs,
                     g->n_outputs);
     for (int k = 0; k < g->n_inputs; k++)
         if (g->inputs[k] < 0 || g->inputs[k] >= g->n ||
             g->nodes[g->inputs[k]].op != EDGEQ_OP_INPUT)
-            return fail(err, err_len, "graph input %d is not an input node", k);
+            return edgeq_fail(err, err_len, "graph input %d is not an input node", k);
     for (int k = 0; k < g->n_outputs; k++)
         if (g->outputs[k] < 0 || g->outputs[k] >= g->n)
-            return fail(err, err_len, "graph output %d is node %d of %d", k, g->outputs[k], g->n);
+            return edgeq_fail(err, err_len, "graph output %d is node %d of %d", k, g->outputs[k], g->n);
     for (int i = 0; i < g->n; i++) {
         if (check_node(g, i, err, err_len) != 0) return -1;
         if (g->nodes[i].op == EDGEQ_OP_INPUT) {
             int listed = 0;
             for (int k = 0; k < g->n_inputs; k++) listed |= g->inputs[k] == i;
             if (!listed)
-                return fail(err, err_len, "input '%s' is not one of the graph's inputs",
+                return edgeq_fail(err, err_len, "input '%s' is not one of the graph's inputs",
                             g->nodes[i].name);
         }
     }
     x->buf = calloc((size_t)g->n, sizeof *x->buf);
-    if (!x->buf) return fail(err, err_len, "out of memory");
+    if (!x->buf) return edgeq_fail(err, err_len, "out of memory");
     x->g = g;
     for (int i = 0; i < g->n; i++) {
         x->buf[i] = malloc(edgeq_node_numel(&g->nodes[i]) * sizeof(float));
         if (!x->buf[i]) {
             edgeq_float_exec_free(x);
-            return fail(err, err_len, "out of memory for layer '%s'", g->nodes[i].name);
+            return edgeq_fail(err, err_len, "out of memory for layer '%s'", g->nodes[i].name);
         }
     }
     return 0;
@@ -704,10 +693,10 @@ static void batchnorm(const edgeq_node *n, const float *x, float *y) {
 int edgeq_float_exec_run(edgeq_float_exec *x, const float *const *inputs, char *err,
                          size_t err_len) {
     const edgeq_graph *g = x->g;
-    if (!g || !x->buf) return fail(err, err_len, "executor not initialised");
-    if (!inputs) return fail(err, err_len, "no inputs given");
+    if (!g || !x->buf) return edgeq_fail(err, err_len, "executor not initialised");
+    if (!inputs) return edgeq_fail(err, err_len, "no inputs given");
     for (int k = 0; k < g->n_inputs; k++)
-        if (!inputs[k]) return fail(err, err_len, "input %d not given", k);
+        if (!inputs[k]) return edgeq_fail(err, err_len, "input %d not given", k);
     for (int i = 0; i < g->n; i++) {
         const edgeq_node *n = &g->nodes[i];
         const edgeq_node *a = n->n_in > 0 ? &g->nodes[n->in[0]] : NULL;

@@ -9,6 +9,7 @@
  * algorithm picks the smallest key among the ready nodes).
  */
 #include "passes.h"
+#include "err.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -26,26 +27,15 @@ typedef struct pass_state {
     size_t err_len;
 } pass_state;
 
-static int fail(pass_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(pass_state *s, const char *fmt, ...) {
-    if (s->err && s->err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(s->err, s->err_len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* Keep dead[] and key[] as long as the node array. */
 static int state_fit(pass_state *s) {
     if (s->g->n <= s->cap) return 0;
     int cap = s->g->n * 2;
     unsigned char *d = realloc(s->dead, (size_t)cap);
-    if (!d) return fail(s, "out of memory");
+    if (!d) return edgeq_fail(s->err, s->err_len, "out of memory");
     s->dead = d;
     double *k = realloc(s->key, (size_t)cap * sizeof *k);
-    if (!k) return fail(s, "out of memory");
+    if (!k) return edgeq_fail(s->err, s->err_len, "out of memory");
     s->key = k;
     memset(s->dead + s->cap, 0, (size_t)(cap - s->cap));
     s->cap = cap;
@@ -56,7 +46,7 @@ static int state_fit(pass_state *s) {
  * node array may move: re-take node pointers afterwards. */
 static int add_node(pass_state *s, edgeq_op op, const char *name, double key) {
     int i = edgeq_graph_add(s->g, op, name);
-    if (i < 0) return fail(s, "out of memory");
+    if (i < 0) return edgeq_fail(s->err, s->err_len, "out of memory");
     if (state_fit(s) != 0) return -1;
     s->dead[i] = 0;
     s->key[i] = key;
@@ -120,7 +110,7 @@ static int takes_fused_act(edgeq_op op) {
 static int single_input(pass_state *s, int i) {
     const edgeq_node *n = &s->g->nodes[i];
     if (n->n_in != 1)
-        return fail(s, "layer '%s' (%s) has %d inputs, expected 1", n->name,
+        return edgeq_fail(s->err, s->err_len, "layer '%s' (%s) has %d inputs, expected 1", n->name,
                     edgeq_op_name(n->op), n->n_in);
     return n->in[0];
 }
@@ -160,7 +150,7 @@ static int fold_input_rescales(pass_state *s) {
             if (g->inputs[k] == p) slot = k;
         if (slot < 0) continue; /* an INPUT node that is not a graph input: leave it */
         if (!isfinite(n->scale) || !isfinite(n->offset) || n->scale == 0.0f)
-            return fail(s, "layer '%s' (Rescaling): scale %g / offset %g cannot be folded",
+            return edgeq_fail(s->err, s->err_len, "layer '%s' (Rescaling): scale %g / offset %g cannot be folded",
                         n->name, (double)n->scale, (double)n->offset);
         /* Compose with an earlier fold: (x*s1 + o1)*s2 + o2. */
         float s1 = g->input_folded[slot] ? g->input_scale_fold[slot] : 1.0f;
@@ -186,27 +176,26 @@ static int out_channels(const edgeq_node *n) {
 static int bn_affine(pass_state *s, const edgeq_node *bn, float **k_out, float **b_out) {
     int C = out_channels(bn), axis = bn->axis < 0 ? bn->axis + bn->rank : bn->axis;
     if (axis != 0 && axis != bn->rank - 1) /* 0: unset */
-        return fail(s, "layer '%s' (BatchNormalization): axis %d: only the last axis is supported",
+        return edgeq_fail(s->err, s->err_len, "layer '%s' (BatchNormalization): axis %d: only the last axis is supported",
                     bn->name, bn->axis);
     if (C <= 0 || bn->bn_len != (size_t)C)
-        return fail(s, "layer '%s' (BatchNormalization): %zu parameters per array for %d channels",
+        return edgeq_fail(s->err, s->err_len, "layer '%s' (BatchNormalization): %zu parameters per array for %d channels",
                     bn->name, bn->bn_len, C);
     if (!bn->bn_mean || !bn->bn_var)
-        return fail(s, "layer '%s' (BatchNormalization): moving mean or variance missing",
+        return edgeq_fail(s->err, s->err_len, "layer '%s' (BatchNormalization): moving mean or variance missing",
                     bn->name);
     float *k = malloc((size_t)C * sizeof *k), *b = malloc((size_t)C * sizeof *b);
     if (!k || !b) {
         free(k);
         free(b);
-        return fail(s, "out of memory");
+        return edgeq_fail(s->err, s->err_len, "out of memory");
     }
     for (int c = 0; c < C; c++) {
         double var = (double)bn->bn_var[c] + (double)bn->eps;
         if (!(var > 0.0) || !isfinite(var)) {
             free(k);
             free(b);
-            return fail(s,
-                        "layer '%s' (BatchNormalization): channel %d has variance + epsilon = %g "
+            return edgeq_fail(s->err, s->err_len, "layer '%s' (BatchNormalization): channel %d has variance + epsilon = %g "
                         "(must be > 0)",
                         bn->name, c, var);
         }
@@ -226,10 +215,10 @@ static int bn_fold_into(pass_state *s, int i, int p) {
     edgeq_node *bn = &g->nodes[i], *conv = &g->nodes[p];
     int C = out_channels(bn);
     if (out_channels(conv) != C || !conv->kernel || conv->kernel_len % (size_t)C != 0)
-        return fail(s, "layer '%s' (BatchNormalization): %d channels, but its input '%s' has %d",
+        return edgeq_fail(s->err, s->err_len, "layer '%s' (BatchNormalization): %d channels, but its input '%s' has %d",
                     bn->name, C, conv->name, out_channels(conv));
     if (conv->bias && conv->bias_len != (size_t)C)
-        return fail(s, "layer '%s': bias has %zu values for %d output channels", conv->name,
+        return edgeq_fail(s->err, s->err_len, "layer '%s': bias has %zu values for %d output channels", conv->name,
                     conv->bias_len, C);
     float *k, *sh;
     if (bn_affine(s, bn, &k, &sh) != 0) return -1;
@@ -238,7 +227,7 @@ static int bn_fold_into(pass_state *s, int i, int p) {
         if (!conv->bias) {
             free(k);
             free(sh);
-            return fail(s, "out of memory");
+            return edgeq_fail(s->err, s->err_len, "out of memory");
         }
         conv->bias_len = (size_t)C;
     }
@@ -324,7 +313,7 @@ static int fold_batchnorms(pass_state *s) {
                         q->op == EDGEQ_OP_DENSE) &&
                        q->act == EDGEQ_ACT_LINEAR && uses(s, p) == 1 && !is_output(g, p);
         if (g->nodes[i].rank < 2)
-            return fail(s, "layer '%s' (BatchNormalization): rank-%d tensor", g->nodes[i].name,
+            return edgeq_fail(s->err, s->err_len, "layer '%s' (BatchNormalization): rank-%d tensor", g->nodes[i].name,
                         g->nodes[i].rank);
         if ((foldable ? bn_fold_into(s, i, p) : bn_to_depthwise(s, i)) != 0) return -1;
     }
@@ -442,7 +431,7 @@ static int compact(pass_state *s) {
     edgeq_node *nodes = NULL;
     int m = 0, rc = -1;
     if (!newidx || !order || !done) {
-        fail(s, "out of memory");
+        edgeq_fail(s->err, s->err_len, "out of memory");
         goto out;
     }
     /* Kahn's algorithm, smallest key first; O(n^2) is fine for layer graphs. */
@@ -454,7 +443,7 @@ static int compact(pass_state *s) {
             for (int k = 0; k < g->nodes[i].n_in && ready; k++) {
                 int p = g->nodes[i].in[k];
                 if (p < 0 || p >= n || s->dead[p]) {
-                    fail(s, "layer '%s': input %d refers to a removed or missing node",
+                    edgeq_fail(s->err, s->err_len, "layer '%s': input %d refers to a removed or missing node",
                          g->nodes[i].name, k);
                     goto out;
                 }
@@ -469,12 +458,12 @@ static int compact(pass_state *s) {
     }
     for (int i = 0; i < n; i++)
         if (!s->dead[i] && !done[i]) {
-            fail(s, "layer '%s' is part of a cycle", g->nodes[i].name);
+            edgeq_fail(s->err, s->err_len, "layer '%s' is part of a cycle", g->nodes[i].name);
             goto out;
         }
     nodes = malloc((size_t)(m ? m : 1) * sizeof *nodes);
     if (!nodes) {
-        fail(s, "out of memory");
+        edgeq_fail(s->err, s->err_len, "out of memory");
         goto out;
     }
     for (int j = 0; j < m; j++) {
@@ -486,7 +475,7 @@ static int compact(pass_state *s) {
     for (int k = 0; k < g->n_inputs; k++) {
         int p = g->inputs[k];
         if (p < 0 || p >= n || s->dead[p]) {
-            fail(s, "graph input %d refers to a removed or missing node", k);
+            edgeq_fail(s->err, s->err_len, "graph input %d refers to a removed or missing node", k);
             goto out;
         }
         g->inputs[k] = newidx[p];
@@ -494,7 +483,7 @@ static int compact(pass_state *s) {
     for (int k = 0; k < g->n_outputs; k++) {
         int p = g->outputs[k];
         if (p < 0 || p >= n || s->dead[p]) {
-            fail(s, "graph output %d refers to a removed or missing node", k);
+            edgeq_fail(s->err, s->err_len, "graph output %d refers to a removed or missing node", k);
             goto out;
         }
         g->outputs[k] = newidx[p];
@@ -520,25 +509,25 @@ out:
 static int check_graph(pass_state *s) {
     const edgeq_graph *g = s->g;
     if (g->n_inputs < 0 || g->n_inputs > 8 || g->n_outputs < 0 || g->n_outputs > 8)
-        return fail(s, "graph has %d inputs and %d outputs (at most 8 each)", g->n_inputs,
+        return edgeq_fail(s->err, s->err_len, "graph has %d inputs and %d outputs (at most 8 each)", g->n_inputs,
                     g->n_outputs);
     for (int i = 0; i < g->n; i++) {
         const edgeq_node *n = &g->nodes[i];
         if (n->n_in < 0 || n->n_in > EDGEQ_MAX_INPUTS)
-            return fail(s, "layer '%s': %d inputs", n->name, n->n_in);
+            return edgeq_fail(s->err, s->err_len, "layer '%s': %d inputs", n->name, n->n_in);
         for (int k = 0; k < n->n_in; k++)
             if (n->in[k] < 0 || n->in[k] >= i)
-                return fail(s, "layer '%s': input %d is node %d, not an earlier node", n->name, k,
+                return edgeq_fail(s->err, s->err_len, "layer '%s': input %d is node %d, not an earlier node", n->name, k,
                             n->in[k]);
         if (n->rank < 0 || n->rank > EDGEQ_MAX_RANK)
-            return fail(s, "layer '%s': rank %d", n->name, n->rank);
+            return edgeq_fail(s->err, s->err_len, "layer '%s': rank %d", n->name, n->rank);
     }
     for (int k = 0; k < g->n_inputs; k++)
         if (g->inputs[k] < 0 || g->inputs[k] >= g->n)
-            return fail(s, "graph input %d is node %d of %d", k, g->inputs[k], g->n);
+            return edgeq_fail(s->err, s->err_len, "graph input %d is node %d of %d", k, g->inputs[k], g->n);
     for (int k = 0; k < g->n_outputs; k++)
         if (g->outputs[k] < 0 || g->outputs[k] >= g->n)
-            return fail(s, "graph output %d is node %d of %d", k, g->outputs[k], g->n);
+            return edgeq_fail(s->err, s->err_len, "graph output %d is node %d of %d", k, g->outputs[k], g->n);
     return 0;
 }
 

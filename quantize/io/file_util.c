@@ -7,6 +7,7 @@
 #endif
 
 #include "file_util.h"
+#include "err.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -17,16 +18,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
-
-static int fail(char *err, size_t err_len, const char *fmt, ...) {
-    if (err && err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static void *alloc_aligned(size_t align, size_t n) {
     /* aligned_alloc wants a size that is a multiple of the alignment. */
@@ -40,13 +31,13 @@ static int read_stream(FILE *fp, const char *path, size_t align, size_t limit, u
                        size_t *len, char *err, size_t err_len) {
     size_t cap = 1 << 16, n = 0;
     uint8_t *buf = malloc(cap);
-    if (!buf) return fail(err, err_len, "%s: out of memory", path);
+    if (!buf) return edgeq_fail(err, err_len, "%s: out of memory", path);
     for (;;) {
         if (n == cap) {
             uint8_t *bigger = cap * 2 > cap ? realloc(buf, cap * 2) : NULL;
             if (!bigger) {
                 free(buf);
-                return fail(err, err_len, "%s: out of memory", path);
+                return edgeq_fail(err, err_len, "%s: out of memory", path);
             }
             buf = bigger;
             cap *= 2;
@@ -56,18 +47,18 @@ static int read_stream(FILE *fp, const char *path, size_t align, size_t limit, u
         if (got == 0) break;
         if (n > limit) {
             free(buf);
-            return fail(err, err_len, "%s: more than %zu bytes; not reading further", path, limit);
+            return edgeq_fail(err, err_len, "%s: more than %zu bytes; not reading further", path, limit);
         }
     }
     if (ferror(fp)) {
         int e = errno;
         free(buf);
-        return fail(err, err_len, "%s: read failed: %s", path, strerror(e));
+        return edgeq_fail(err, err_len, "%s: read failed: %s", path, strerror(e));
     }
     uint8_t *out = alloc_aligned(align, n + 1);
     if (!out) {
         free(buf);
-        return fail(err, err_len, "%s: out of memory (%zu bytes)", path, n);
+        return edgeq_fail(err, err_len, "%s: out of memory (%zu bytes)", path, n);
     }
     if (n) memcpy(out, buf, n);
     out[n] = 0;
@@ -87,18 +78,18 @@ int edgeq_read_file_limit(const char *path, size_t align, size_t limit, uint8_t 
     *data = NULL;
     *len = 0;
     if (align < sizeof(void *) || (align & (align - 1)))
-        return fail(err, err_len, "%s: bad alignment %zu", path, align);
+        return edgeq_fail(err, err_len, "%s: bad alignment %zu", path, align);
     FILE *fp = fopen(path, "rb");
-    if (!fp) return fail(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+    if (!fp) return edgeq_fail(err, err_len, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fileno(fp), &st) != 0) {
         int e = errno;
         fclose(fp);
-        return fail(err, err_len, "%s: cannot stat: %s", path, strerror(e));
+        return edgeq_fail(err, err_len, "%s: cannot stat: %s", path, strerror(e));
     }
     if (S_ISDIR(st.st_mode)) {
         fclose(fp);
-        return fail(err, err_len, "%s: is a directory, not a file", path);
+        return edgeq_fail(err, err_len, "%s: is a directory, not a file", path);
     }
     if (!S_ISREG(st.st_mode)) {
         int rc = read_stream(fp, path, align, limit, data, len, err, err_len);
@@ -107,13 +98,13 @@ int edgeq_read_file_limit(const char *path, size_t align, size_t limit, uint8_t 
     }
     if ((uintmax_t)st.st_size >= (uintmax_t)SIZE_MAX) {
         fclose(fp);
-        return fail(err, err_len, "%s: too large to load", path);
+        return edgeq_fail(err, err_len, "%s: too large to load", path);
     }
     size_t n = (size_t)st.st_size;
     uint8_t *buf = alloc_aligned(align, n + 1);
     if (!buf) {
         fclose(fp);
-        return fail(err, err_len, "%s: out of memory (%zu bytes)", path, n);
+        return edgeq_fail(err, err_len, "%s: out of memory (%zu bytes)", path, n);
     }
     size_t got = n ? fread(buf, 1, n, fp) : 0;
     int extra = fgetc(fp); /* the file must not have grown meanwhile */
@@ -122,8 +113,8 @@ int edgeq_read_file_limit(const char *path, size_t align, size_t limit, uint8_t 
         int was_error = ferror(fp);
         free(buf);
         fclose(fp);
-        if (was_error) return fail(err, err_len, "%s: read failed: %s", path, strerror(e));
-        return fail(err, err_len, "%s: file changed size while being read", path);
+        if (was_error) return edgeq_fail(err, err_len, "%s: read failed: %s", path, strerror(e));
+        return edgeq_fail(err, err_len, "%s: file changed size while being read", path);
     }
     fclose(fp);
     buf[n] = 0;
@@ -205,25 +196,25 @@ int edgeq_atomic_open(edgeq_atomic_file *f, const char *path, char *err, size_t 
     f->fp = NULL;
     f->path = NULL;
     f->tmp = NULL;
-    if (!path || !*path) return fail(err, err_len, "empty output file name");
+    if (!path || !*path) return edgeq_fail(err, err_len, "empty output file name");
     size_t n = strlen(path);
-    if (path[n - 1] == '/') return fail(err, err_len, "%s: is a directory name, not a file", path);
+    if (path[n - 1] == '/') return edgeq_fail(err, err_len, "%s: is a directory name, not a file", path);
     struct stat st;
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode))
-        return fail(err, err_len, "%s: is a directory, not a file", path);
+        return edgeq_fail(err, err_len, "%s: is a directory, not a file", path);
     if (exists && !S_ISREG(st.st_mode)) {
         /* A device, FIFO or socket (/dev/null, /dev/full, a pipe): write to
          * it directly. Renaming a temporary file over it would replace the
          * device node with a regular file (as root) instead of writing to
          * it, and all-or-nothing means nothing for a stream anyway. */
         f->fp = fopen(path, "wb");
-        if (!f->fp) return fail(err, err_len, "%s: cannot open for writing: %s", path, strerror(errno));
+        if (!f->fp) return edgeq_fail(err, err_len, "%s: cannot open for writing: %s", path, strerror(errno));
         f->path = dup_str(path);
         if (!f->path) {
             fclose(f->fp);
             f->fp = NULL;
-            return fail(err, err_len, "%s: out of memory", path);
+            return edgeq_fail(err, err_len, "%s: out of memory", path);
         }
         return 0;
     }
@@ -238,7 +229,7 @@ int edgeq_atomic_open(edgeq_atomic_file *f, const char *path, char *err, size_t 
     f->tmp = malloc(tmp_len);
     if (!f->path || !f->tmp) {
         atomic_release(f);
-        return fail(err, err_len, "%s: out of memory", path);
+        return edgeq_fail(err, err_len, "%s: out of memory", path);
     }
     snprintf(f->tmp, tmp_len, "%.*s.%s.tmp-XXXXXX", (int)dir_len, path, base);
     install_cleanup();
@@ -250,7 +241,7 @@ int edgeq_atomic_open(edgeq_atomic_file *f, const char *path, char *err, size_t 
     if (fd < 0) {
         int e = errno;
         atomic_release(f);
-        return fail(err, err_len, "%s: cannot create a file there: %s", path, strerror(e));
+        return edgeq_fail(err, err_len, "%s: cannot create a file there: %s", path, strerror(e));
     }
     /* mkstemp makes the file 0600; give it the mode fopen would have. */
     mode_t mask = umask(0);
@@ -265,7 +256,7 @@ int edgeq_atomic_open(edgeq_atomic_file *f, const char *path, char *err, size_t 
         live_remove(f->tmp);
         sigprocmask(SIG_SETMASK, &oldmask, NULL);
         atomic_release(f);
-        return fail(err, err_len, "%s: cannot open for writing: %s", path, strerror(e));
+        return edgeq_fail(err, err_len, "%s: cannot open for writing: %s", path, strerror(e));
     }
     return 0;
 }
@@ -273,7 +264,7 @@ int edgeq_atomic_open(edgeq_atomic_file *f, const char *path, char *err, size_t 
 int edgeq_atomic_commit(edgeq_atomic_file *f, char *err, size_t err_len) {
     if (!f->fp) {
         atomic_release(f);
-        return fail(err, err_len, "output file is not open");
+        return edgeq_fail(err, err_len, "output file is not open");
     }
     int bad = ferror(f->fp) != 0;
     int e = bad ? EIO : 0;
@@ -283,7 +274,7 @@ int edgeq_atomic_commit(edgeq_atomic_file *f, char *err, size_t err_len) {
     if (fclose(f->fp) != 0 && !bad) bad = 1, e = errno;
     f->fp = NULL;
     if (!f->tmp) { /* written in place (not a regular file) */
-        int rc = bad ? fail(err, err_len, "%s: write failed: %s", f->path, strerror(e)) : 0;
+        int rc = bad ? edgeq_fail(err, err_len, "%s: write failed: %s", f->path, strerror(e)) : 0;
         atomic_release(f);
         return rc;
     }
@@ -294,7 +285,7 @@ int edgeq_atomic_commit(edgeq_atomic_file *f, char *err, size_t err_len) {
     live_remove(f->tmp);
     sigprocmask(SIG_SETMASK, &oldmask, NULL);
     int rc = 0;
-    if (bad) rc = fail(err, err_len, "%s: write failed: %s", f->path, strerror(e));
+    if (bad) rc = edgeq_fail(err, err_len, "%s: write failed: %s", f->path, strerror(e));
     atomic_release(f);
     return rc;
 }
@@ -320,7 +311,7 @@ int edgeq_write_file(const char *path, const void *data, size_t len, char *err, 
     if (len && fwrite(data, 1, len, f.fp) != len) {
         int e = errno;
         edgeq_atomic_abort(&f);
-        return fail(err, err_len, "%s: write failed: %s", path, strerror(e));
+        return edgeq_fail(err, err_len, "%s: write failed: %s", path, strerror(e));
     }
     return edgeq_atomic_commit(&f, err, err_len);
 }

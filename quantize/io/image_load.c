@@ -10,24 +10,13 @@
  * implies.
  */
 #include "image_load.h"
+#include "err.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, size_t err_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t err_len, const char *fmt, ...) {
-    if (err && err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 static uint32_t be32(const uint8_t *p) {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -56,10 +45,10 @@ void edgeq_image_free(edgeq_image *img) {
 static int image_alloc(edgeq_image *img, int w, int h, int c, const char *name, char *err,
                        size_t err_len) {
     if (w < 1 || h < 1 || w > EDGEQ_IMAGE_MAX_DIM || h > EDGEQ_IMAGE_MAX_DIM)
-        return fail(err, err_len, "%s: image size %dx%d (1 to %d pixels a side)", name, w, h,
+        return edgeq_fail(err, err_len, "%s: image size %dx%d (1 to %d pixels a side)", name, w, h,
                     EDGEQ_IMAGE_MAX_DIM);
     img->px = malloc((size_t)w * (size_t)h * (size_t)c * sizeof *img->px);
-    if (!img->px) return fail(err, err_len, "%s: out of memory for a %dx%d image", name, w, h);
+    if (!img->px) return edgeq_fail(err, err_len, "%s: out of memory for a %dx%d image", name, w, h);
     img->w = w;
     img->h = h;
     img->c = c;
@@ -401,13 +390,13 @@ static int png_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
     size_t at = 8;
     while (at < len && !seen_iend) {
         if (len - at < 12) {
-            fail(err, err_len, "%s: PNG truncated (a chunk header at byte %zu)", name, at);
+            edgeq_fail(err, err_len, "%s: PNG truncated (a chunk header at byte %zu)", name, at);
             goto out;
         }
         uint32_t clen = be32(buf + at);
         const uint8_t *type = buf + at + 4, *cd = buf + at + 8;
         if (clen > len - at - 12) {
-            fail(err, err_len, "%s: PNG truncated (chunk '%.4s' of %u bytes at byte %zu)", name,
+            edgeq_fail(err, err_len, "%s: PNG truncated (chunk '%.4s' of %u bytes at byte %zu)", name,
                  (const char *)type, clen, at);
             goto out;
         }
@@ -416,17 +405,17 @@ static int png_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
         crc = be32(cd + clen); /* let fuzzers past the checksums */
 #endif
         if (crc != be32(cd + clen)) {
-            fail(err, err_len, "%s: PNG chunk '%.4s' at byte %zu fails its CRC", name,
+            edgeq_fail(err, err_len, "%s: PNG chunk '%.4s' at byte %zu fails its CRC", name,
                  (const char *)type, at);
             goto out;
         }
         if (!seen_ihdr && memcmp(type, "IHDR", 4) != 0) {
-            fail(err, err_len, "%s: PNG does not start with an IHDR chunk", name);
+            edgeq_fail(err, err_len, "%s: PNG does not start with an IHDR chunk", name);
             goto out;
         }
         if (memcmp(type, "IHDR", 4) == 0) {
             if (clen != 13 || seen_ihdr) {
-                fail(err, err_len, "%s: bad PNG IHDR chunk", name);
+                edgeq_fail(err, err_len, "%s: bad PNG IHDR chunk", name);
                 goto out;
             }
             seen_ihdr = 1;
@@ -445,20 +434,20 @@ static int png_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
             default: ok = 0;
             }
             if (!ok || cd[10] != 0 || cd[11] != 0 || p.interlace > 1) {
-                fail(err, err_len,
+                edgeq_fail(err, err_len,
                      "%s: unsupported PNG (colour type %d, bit depth %d, compression %d, "
                      "filter %d, interlace %d)",
                      name, p.ctype, d, cd[10], cd[11], p.interlace);
                 goto out;
             }
             if (p.w < 1 || p.h < 1 || p.w > EDGEQ_IMAGE_MAX_DIM || p.h > EDGEQ_IMAGE_MAX_DIM) {
-                fail(err, err_len, "%s: image size %ux%u (1 to %d pixels a side)", name, p.w, p.h,
+                edgeq_fail(err, err_len, "%s: image size %ux%u (1 to %d pixels a side)", name, p.w, p.h,
                      EDGEQ_IMAGE_MAX_DIM);
                 goto out;
             }
         } else if (memcmp(type, "PLTE", 4) == 0) {
             if (clen % 3 != 0 || clen / 3 > 256 || clen == 0) {
-                fail(err, err_len, "%s: bad PNG palette (%u bytes)", name, clen);
+                edgeq_fail(err, err_len, "%s: bad PNG palette (%u bytes)", name, clen);
                 goto out;
             }
             p.n_plte = (int)(clen / 3);
@@ -470,7 +459,7 @@ static int png_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
                 size_t cap = (zlen + clen) * 2;
                 uint8_t *nz = realloc(z, cap);
                 if (!nz) {
-                    fail(err, err_len, "%s: out of memory", name);
+                    edgeq_fail(err, err_len, "%s: out of memory", name);
                     goto out;
                 }
                 z = nz;
@@ -481,21 +470,21 @@ static int png_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
         } else if (memcmp(type, "IEND", 4) == 0) {
             seen_iend = 1;
         } else if (!(type[0] & 0x20)) { /* critical chunk we do not know */
-            fail(err, err_len, "%s: unknown critical PNG chunk '%.4s'", name, (const char *)type);
+            edgeq_fail(err, err_len, "%s: unknown critical PNG chunk '%.4s'", name, (const char *)type);
             goto out;
         }
         at += 12 + (size_t)clen;
     }
     if (seen_ihdr && !seen_iend) {
-        fail(err, err_len, "%s: PNG truncated (no IEND chunk)", name);
+        edgeq_fail(err, err_len, "%s: PNG truncated (no IEND chunk)", name);
         goto out;
     }
     if (!seen_ihdr || !zlen) {
-        fail(err, err_len, "%s: PNG has no %s", name, seen_ihdr ? "image data (IDAT)" : "IHDR");
+        edgeq_fail(err, err_len, "%s: PNG has no %s", name, seen_ihdr ? "image data (IDAT)" : "IHDR");
         goto out;
     }
     if (p.ctype == 3 && !p.n_plte) {
-        fail(err, err_len, "%s: palette PNG without a PLTE chunk", name);
+        edgeq_fail(err, err_len, "%s: palette PNG without a PLTE chunk", name);
         goto out;
     }
 
@@ -514,18 +503,18 @@ static int png_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
     /* Deflate expands at most ~1032:1: a header promising more than the
      * data can hold is refused before allocating for it. */
     if (total / 1032 > zlen + 64) {
-        fail(err, err_len, "%s: PNG image data truncated (%zu bytes for a %ux%u image)", name,
+        edgeq_fail(err, err_len, "%s: PNG image data truncated (%zu bytes for a %ux%u image)", name,
              zlen, p.w, p.h);
         goto out;
     }
     raw = malloc(total + 1);
     if (!raw) {
-        fail(err, err_len, "%s: out of memory", name);
+        edgeq_fail(err, err_len, "%s: out of memory", name);
         goto out;
     }
     long got = zlib_inflate(z, zlen, raw, total);
     if (got < 0 || (size_t)got != total) {
-        fail(err, err_len, "%s: PNG image data is corrupt or truncated (%s)", name,
+        edgeq_fail(err, err_len, "%s: PNG image data is corrupt or truncated (%s)", name,
              got < 0 ? "bad zlib stream" : "too few bytes");
         goto out;
     }
@@ -537,13 +526,13 @@ static int png_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
         if (!pw[k] || !ph[k]) continue;
         size_t rb = png_rowbytes(&p, pw[k]);
         if (png_unfilter(raw + off, ph[k], rb, bpp) != 0) {
-            fail(err, err_len, "%s: PNG scanline with an unknown filter type", name);
+            edgeq_fail(err, err_len, "%s: PNG scanline with an unknown filter type", name);
             goto out;
         }
         int x0 = p.interlace ? a7[k][0] : 0, y0 = p.interlace ? a7[k][1] : 0;
         int dx = p.interlace ? a7[k][2] : 1, dy = p.interlace ? a7[k][3] : 1;
         if (png_emit(&p, raw + off, pw[k], ph[k], x0, y0, dx, dy, img) != 0) {
-            fail(err, err_len, "%s: PNG palette index beyond its %d-entry palette", name,
+            edgeq_fail(err, err_len, "%s: PNG palette index beyond its %d-entry palette", name,
                  p.n_plte);
             goto out;
         }
@@ -560,7 +549,7 @@ out:
 
 static int bmp_decode(const uint8_t *buf, size_t len, const char *name, edgeq_image *img,
                       char *err, size_t err_len) {
-    if (len < 26) return fail(err, err_len, "%s: BMP truncated (%zu bytes)", name, len);
+    if (len < 26) return edgeq_fail(err, err_len, "%s: BMP truncated (%zu bytes)", name, len);
     uint32_t data_off = le32(buf + 10), hsize = le32(buf + 14);
     int32_t w, h;
     int bpp, comp = 0;
@@ -572,35 +561,35 @@ static int bmp_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
         bpp = le16(buf + 24);
         pal_entry = 3;
     } else if (hsize >= 40 && hsize <= 1024) {
-        if (len < 14 + (size_t)hsize) return fail(err, err_len, "%s: BMP header truncated", name);
+        if (len < 14 + (size_t)hsize) return edgeq_fail(err, err_len, "%s: BMP header truncated", name);
         w = (int32_t)le32(buf + 18);
         h = (int32_t)le32(buf + 22);
         bpp = le16(buf + 28);
         comp = (int)le32(buf + 30);
         colors = le32(buf + 46);
     } else {
-        return fail(err, err_len, "%s: unsupported BMP header (%u bytes)", name, hsize);
+        return edgeq_fail(err, err_len, "%s: unsupported BMP header (%u bytes)", name, hsize);
     }
     int top_down = h < 0;
-    if (h == INT32_MIN) return fail(err, err_len, "%s: bad BMP height", name);
+    if (h == INT32_MIN) return edgeq_fail(err, err_len, "%s: bad BMP height", name);
     if (top_down) h = -h;
     if (bpp != 1 && bpp != 4 && bpp != 8 && bpp != 24 && bpp != 32)
-        return fail(err, err_len, "%s: BMP with %d bits per pixel (supported: 1, 4, 8, 24, 32)",
+        return edgeq_fail(err, err_len, "%s: BMP with %d bits per pixel (supported: 1, 4, 8, 24, 32)",
                     name, bpp);
     if (comp == 3 && bpp == 32) {
         /* BI_BITFIELDS: masks follow a 40-byte header, or sit inside V4/V5. */
         size_t mo = 14 + 40;
-        if (len < mo + 12) return fail(err, err_len, "%s: BMP truncated", name);
+        if (len < mo + 12) return edgeq_fail(err, err_len, "%s: BMP truncated", name);
         if (le32(buf + mo) != 0x00FF0000u || le32(buf + mo + 4) != 0x0000FF00u ||
             le32(buf + mo + 8) != 0x000000FFu)
-            return fail(err, err_len, "%s: 32-bit BMP with unusual colour masks", name);
+            return edgeq_fail(err, err_len, "%s: 32-bit BMP with unusual colour masks", name);
     } else if (comp != 0) {
-        return fail(err, err_len,
+        return edgeq_fail(err, err_len,
                     "%s: compressed BMP (compression %d): only uncompressed BMPs are supported",
                     name, comp);
     }
     if (w < 1 || h < 1 || w > EDGEQ_IMAGE_MAX_DIM || h > EDGEQ_IMAGE_MAX_DIM)
-        return fail(err, err_len, "%s: image size %dx%d (1 to %d pixels a side)", name, (int)w,
+        return edgeq_fail(err, err_len, "%s: image size %dx%d (1 to %d pixels a side)", name, (int)w,
                     (int)h, EDGEQ_IMAGE_MAX_DIM);
     uint8_t pal[256][3];
     if (bpp <= 8) {
@@ -608,7 +597,7 @@ static int bmp_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
         if (colors == 0 || colors > maxc) colors = maxc;
         size_t po = 14 + (size_t)hsize + (comp == 3 && hsize == 40 ? 12 : 0);
         if (po + colors * pal_entry > len)
-            return fail(err, err_len, "%s: BMP palette truncated", name);
+            return edgeq_fail(err, err_len, "%s: BMP palette truncated", name);
         for (uint32_t i = 0; i < colors; i++) { /* stored B, G, R */
             pal[i][0] = buf[po + i * pal_entry + 2];
             pal[i][1] = buf[po + i * pal_entry + 1];
@@ -617,7 +606,7 @@ static int bmp_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
     }
     size_t stride = (((size_t)w * (size_t)bpp + 31) / 32) * 4;
     if (data_off > len || stride * (size_t)h > len - data_off)
-        return fail(err, err_len, "%s: BMP pixel data truncated (%zu bytes needed from byte %u)",
+        return edgeq_fail(err, err_len, "%s: BMP pixel data truncated (%zu bytes needed from byte %u)",
                     name, stride * (size_t)h, data_off);
     if (image_alloc(img, w, h, 3, name, err, err_len) != 0) return -1;
     for (int y = 0; y < h; y++) {
@@ -633,7 +622,7 @@ static int bmp_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
                                ((1u << bpp) - 1u);
                 if (idx >= colors) {
                     edgeq_image_free(img);
-                    return fail(err, err_len, "%s: BMP palette index %u beyond its %u colours",
+                    return edgeq_fail(err, err_len, "%s: BMP palette index %u beyond its %u colours",
                                 name, idx, colors);
                 }
                 o[0] = pal[idx][0], o[1] = pal[idx][1], o[2] = pal[idx][2];
@@ -678,9 +667,9 @@ static int pnm_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
     long w, h, maxv;
     if (pnm_int(buf, len, &at, &w) || pnm_int(buf, len, &at, &h) ||
         pnm_int(buf, len, &at, &maxv))
-        return fail(err, err_len, "%s: bad P%d header (width, height, maxval)", name, kind);
+        return edgeq_fail(err, err_len, "%s: bad P%d header (width, height, maxval)", name, kind);
     if (maxv < 1 || maxv > 65535)
-        return fail(err, err_len, "%s: P%d maxval %ld (1 to 65535)", name, kind, maxv);
+        return edgeq_fail(err, err_len, "%s: P%d maxval %ld (1 to 65535)", name, kind, maxv);
     if (image_alloc(img, (int)(w > EDGEQ_IMAGE_MAX_DIM ? EDGEQ_IMAGE_MAX_DIM + 1 : w),
                     (int)(h > EDGEQ_IMAGE_MAX_DIM ? EDGEQ_IMAGE_MAX_DIM + 1 : h), c, name, err,
                     err_len) != 0)
@@ -692,7 +681,7 @@ static int pnm_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
             long v;
             if (pnm_int(buf, len, &at, &v) || v > maxv) {
                 edgeq_image_free(img);
-                return fail(err, err_len, "%s: P%d sample %zu of %zu missing or above maxval %ld",
+                return edgeq_fail(err, err_len, "%s: P%d sample %zu of %zu missing or above maxval %ld",
                             name, kind, i, n, maxv);
             }
             img->px[i] = (float)v * scale;
@@ -704,7 +693,7 @@ static int pnm_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
     size_t bps = maxv > 255 ? 2 : 1;
     if (at > len || n * bps > len - at) {
         edgeq_image_free(img);
-        return fail(err, err_len, "%s: P%d pixel data truncated (%zu bytes needed)", name, kind,
+        return edgeq_fail(err, err_len, "%s: P%d pixel data truncated (%zu bytes needed)", name, kind,
                     n * bps);
     }
     const uint8_t *d = buf + at;
@@ -712,7 +701,7 @@ static int pnm_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
         unsigned v = bps == 2 ? (unsigned)d[2 * i] << 8 | d[2 * i + 1] : d[i];
         if ((long)v > maxv) {
             edgeq_image_free(img);
-            return fail(err, err_len, "%s: P%d sample %zu is %u, above maxval %ld", name, kind, i,
+            return edgeq_fail(err, err_len, "%s: P%d sample %zu is %u, above maxval %ld", name, kind, i,
                         v, maxv);
         }
         img->px[i] = (float)v * scale;
@@ -730,11 +719,11 @@ int edgeq_image_decode(const uint8_t *buf, size_t len, const char *name, edgeq_i
     case EDGEQ_IMAGE_BMP: return bmp_decode(buf, len, name, img, err, err_len);
     case EDGEQ_IMAGE_PNM: return pnm_decode(buf, len, name, img, err, err_len);
     case EDGEQ_IMAGE_JPEG:
-        return fail(err, err_len,
+        return edgeq_fail(err, err_len,
                     "%s: JPEG is not supported; convert the images to PNG (e.g. `mogrify "
                     "-format png *.jpg`)",
                     name);
-    default: return fail(err, err_len, "%s: not a PNG, BMP, PGM or PPM image", name);
+    default: return edgeq_fail(err, err_len, "%s: not a PNG, BMP, PGM or PPM image", name);
     }
 }
 

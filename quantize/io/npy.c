@@ -13,23 +13,9 @@
 #include <string.h>
 
 #include "file_util.h"
+#include "err.h"
 
 static const uint8_t npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-
-static int fail(char *err, size_t err_len, const char *name, const char *fmt, ...) {
-    if (err && err_len) {
-        size_t at = 0;
-        if (name) {
-            int n = snprintf(err, err_len, "%s: ", name);
-            at = n < 0 ? 0 : (size_t)n >= err_len ? err_len - 1 : (size_t)n;
-        }
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err + at, err_len - at, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 const char *edgeq_npy_dtype_name(char kind, uint32_t itemsize) {
     switch (kind) {
@@ -85,7 +71,7 @@ static int accept(hdr_reader *r, char c) {
 }
 
 static int bad_header(hdr_reader *r, const char *what) {
-    return fail(r->err, r->err_len, r->name, "bad .npy header: %s", what);
+    return edgeq_fail_at(r->err, r->err_len, r->name, "bad .npy header: %s", what);
 }
 
 /* A quoted string (either quote; no escapes appear in what NumPy writes). */
@@ -140,7 +126,7 @@ static int read_shape(hdr_reader *r, edgeq_npy *a) {
 static int read_descr(hdr_reader *r, edgeq_npy *a) {
     skip_ws(r);
     if (r->p < r->end && (*r->p == '[' || *r->p == '{'))
-        return fail(r->err, r->err_len, r->name,
+        return edgeq_fail_at(r->err, r->err_len, r->name,
                     "structured dtypes (record arrays) are not supported; save a plain numeric "
                     "array");
     char d[32];
@@ -157,8 +143,8 @@ static int read_descr(hdr_reader *r, edgeq_npy *a) {
     }
     if (*s || !digits) {
         if (kind == 'O')
-            return fail(r->err, r->err_len, r->name, "object arrays are not supported");
-        return fail(r->err, r->err_len, r->name, "unsupported dtype '%s'", d);
+            return edgeq_fail_at(r->err, r->err_len, r->name, "object arrays are not supported");
+        return edgeq_fail_at(r->err, r->err_len, r->name, "unsupported dtype '%s'", d);
     }
     if (kind == '?') kind = 'b';
     const char *tname = edgeq_npy_dtype_name(kind, size);
@@ -168,13 +154,13 @@ static int read_descr(hdr_reader *r, edgeq_npy *a) {
                           : kind == 'M' || kind == 'm' ? " (dates/times)"
                           : kind == 'V' ? " (raw void)"
                                         : "";
-        return fail(r->err, r->err_len, r->name,
+        return edgeq_fail_at(r->err, r->err_len, r->name,
                     "unsupported dtype '%s'%s; use bool, int8..int64, uint8..uint64 or "
                     "float16/32/64",
                     d, why);
     }
     if (order == '>' && size > 1)
-        return fail(r->err, r->err_len, r->name,
+        return edgeq_fail_at(r->err, r->err_len, r->name,
                     "big-endian dtype '%s' is not supported; save with "
                     "a.astype(a.dtype.newbyteorder('<'))",
                     d);
@@ -204,7 +190,7 @@ static int parse_dict(hdr_reader *r, edgeq_npy *a) {
             if (read_shape(r, a) != 0) return -1;
             have_shape = 1;
         } else {
-            return fail(r->err, r->err_len, r->name, "bad .npy header: unexpected or repeated key '%s'",
+            return edgeq_fail_at(r->err, r->err_len, r->name, "bad .npy header: unexpected or repeated key '%s'",
                         key);
         }
         if (accept(r, ',')) continue;
@@ -216,7 +202,7 @@ static int parse_dict(hdr_reader *r, edgeq_npy *a) {
     if (!have_descr || !have_order || !have_shape)
         return bad_header(r, "it needs the keys 'descr', 'fortran_order' and 'shape'");
     if (fortran)
-        return fail(r->err, r->err_len, r->name,
+        return edgeq_fail_at(r->err, r->err_len, r->name,
                     "Fortran-order arrays are not supported; save np.ascontiguousarray(a) "
                     "instead");
     return 0;
@@ -228,38 +214,38 @@ int edgeq_npy_parse(const uint8_t *buf, size_t len, const char *name, edgeq_npy 
     memset(&a, 0, sizeof a);
     memset(out, 0, sizeof *out);
     if (len < 10 || memcmp(buf, npy_magic, sizeof npy_magic) != 0)
-        return fail(err, err_len, name, "not a .npy file (no \\x93NUMPY magic)");
+        return edgeq_fail_at(err, err_len, name, "not a .npy file (no \\x93NUMPY magic)");
     uint8_t major = buf[6], minor = buf[7];
     size_t hdr_len, hdr_start;
     if (major == 1) {
         hdr_len = (size_t)buf[8] | (size_t)buf[9] << 8;
         hdr_start = 10;
     } else if (major == 2 || major == 3) {
-        if (len < 12) return fail(err, err_len, name, "bad .npy header: file ends inside it");
+        if (len < 12) return edgeq_fail_at(err, err_len, name, "bad .npy header: file ends inside it");
         hdr_len = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 |
                   (size_t)buf[11] << 24;
         hdr_start = 12;
     } else {
-        return fail(err, err_len, name, "unsupported .npy format version %u.%u", major, minor);
+        return edgeq_fail_at(err, err_len, name, "unsupported .npy format version %u.%u", major, minor);
     }
     if (hdr_len > len - hdr_start)
-        return fail(err, err_len, name,
+        return edgeq_fail_at(err, err_len, name,
                     "bad .npy header: it claims %zu bytes but the file has %zu after the magic",
                     hdr_len, len - hdr_start);
     a.version = major;
     hdr_reader r = {(const char *)buf + hdr_start, (const char *)buf + hdr_start + hdr_len, name,
                     err, err_len};
     for (const char *c = r.p; c < r.end; c++)
-        if (*c == 0) return fail(err, err_len, name, "bad .npy header: it contains a NUL byte");
+        if (*c == 0) return edgeq_fail_at(err, err_len, name, "bad .npy header: it contains a NUL byte");
     if (parse_dict(&r, &a) != 0) return -1;
 
     size_t count = 1;
     for (uint32_t i = 0; i < a.rank; i++) {
         if (a.shape[i] != 0 && count > SIZE_MAX / a.shape[i])
-            return fail(err, err_len, name, "shape is too large");
+            return edgeq_fail_at(err, err_len, name, "shape is too large");
         count *= (size_t)a.shape[i];
     }
-    if (count > SIZE_MAX / a.itemsize) return fail(err, err_len, name, "shape is too large");
+    if (count > SIZE_MAX / a.itemsize) return edgeq_fail_at(err, err_len, name, "shape is too large");
     size_t need = count * a.itemsize, have = len - hdr_start - hdr_len;
     if (have != need) {
         char shape[256];
@@ -272,10 +258,10 @@ int edgeq_npy_parse(const uint8_t *buf, size_t len, const char *name, edgeq_npy 
         }
         snprintf(shape + at, sizeof shape - at, "%s)", a.rank == 1 ? "," : "");
         if (have < need)
-            return fail(err, err_len, name,
+            return edgeq_fail_at(err, err_len, name,
                         "truncated: shape %s of %s needs %zu data bytes, the file has %zu", shape,
                         edgeq_npy_dtype_name(a.kind, a.itemsize), need, have);
-        return fail(err, err_len, name,
+        return edgeq_fail_at(err, err_len, name,
                     "wrong size: shape %s of %s needs %zu data bytes, the file has %zu (%zu "
                     "extra)",
                     shape, edgeq_npy_dtype_name(a.kind, a.itemsize), need, have, have - need);
@@ -345,9 +331,9 @@ double edgeq_npy_get_f64(const edgeq_npy *a, size_t i) {
 int edgeq_npy_header(char kind, uint32_t itemsize, uint32_t rank, const uint64_t *shape,
                      uint8_t *out, size_t cap, size_t *len, char *err, size_t err_len) {
     if (!edgeq_npy_dtype_name(kind, itemsize))
-        return fail(err, err_len, NULL, "no .npy dtype for kind '%c' size %u", kind, itemsize);
+        return edgeq_fail_at(err, err_len, NULL, "no .npy dtype for kind '%c' size %u", kind, itemsize);
     if (rank > EDGEQ_NPY_MAX_DIMS)
-        return fail(err, err_len, NULL, "too many dimensions (%u) for .npy", rank);
+        return edgeq_fail_at(err, err_len, NULL, "too many dimensions (%u) for .npy", rank);
     char dict[2048];
     int n = snprintf(dict, sizeof dict, "{'descr': '%c%c%u', 'fortran_order': False, 'shape': (",
                      itemsize == 1 ? '|' : '<', kind, itemsize);
@@ -356,20 +342,20 @@ int edgeq_npy_header(char kind, uint32_t itemsize, uint32_t rank, const uint64_t
         n = snprintf(dict + at, sizeof dict - at, "%llu,%s", (unsigned long long)shape[i],
                      i + 1 < rank ? " " : "");
         if (n < 0 || (size_t)n >= sizeof dict - at)
-            return fail(err, err_len, NULL, ".npy header too long");
+            return edgeq_fail_at(err, err_len, NULL, ".npy header too long");
         at += (size_t)n;
     }
     /* NumPy writes "(5,)" for one dimension and "(2, 3)" for more. */
     if (rank > 1 && dict[at - 1] == ',') at--;
     n = snprintf(dict + at, sizeof dict - at, "), }");
     if (n < 0 || (size_t)n >= sizeof dict - at)
-        return fail(err, err_len, NULL, ".npy header too long");
+        return edgeq_fail_at(err, err_len, NULL, ".npy header too long");
     at += (size_t)n;
     /* pad with spaces and a final '\n' so the data starts 64-byte aligned */
     size_t total = 10 + at + 1;
     total = (total + 63) & ~(size_t)63;
     size_t hdr_len = total - 10;
-    if (total > cap) return fail(err, err_len, NULL, ".npy header does not fit");
+    if (total > cap) return edgeq_fail_at(err, err_len, NULL, ".npy header does not fit");
     memcpy(out, npy_magic, sizeof npy_magic);
     out[6] = 1;
     out[7] = 0;
@@ -393,18 +379,18 @@ int edgeq_npy_write(const char *path, char kind, uint32_t itemsize, uint32_t ran
     size_t count = 1;
     for (uint32_t i = 0; i < rank; i++) {
         if (shape[i] != 0 && count > SIZE_MAX / shape[i])
-            return fail(err, err_len, path, "shape too large");
+            return edgeq_fail_at(err, err_len, path, "shape too large");
         count *= (size_t)shape[i];
     }
     if (count > SIZE_MAX / itemsize || count * itemsize != bytes)
-        return fail(err, err_len, path, "%zu data bytes do not match the shape (%zu elements of %u)",
+        return edgeq_fail_at(err, err_len, path, "%zu data bytes do not match the shape (%zu elements of %u)",
                     bytes, count, itemsize);
     edgeq_atomic_file f;
     if (edgeq_atomic_open(&f, path, err, err_len) != 0) return -1;
     if (fwrite(hdr, 1, hdr_len, f.fp) != hdr_len ||
         (bytes && fwrite(data, 1, bytes, f.fp) != bytes)) {
         edgeq_atomic_abort(&f);
-        return fail(err, err_len, path, "write failed");
+        return edgeq_fail_at(err, err_len, path, "write failed");
     }
     return edgeq_atomic_commit(&f, err, err_len);
 }

@@ -38,6 +38,7 @@
 
 #include "keras_internal.h"
 #include "keras_load.h"
+#include "err.h"
 
 /* The weight arrays a reader handed over (any reader: h5, .keras zip). */
 void keras_vars_free(keras_var *vars, int n) {
@@ -93,20 +94,6 @@ static void fmt_name(char *dst, size_t n, const char *fmt, ...) {
     va_end(ap);
 }
 
-static int fail(kc *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(kc *k, const char *fmt, ...) {
-    char msg[700];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (k->layer[0])
-        snprintf(k->err, k->errlen, "%s: %s", k->layer, msg);
-    else
-        snprintf(k->err, k->errlen, "%s", msg);
-    return -1;
-}
-
 /* ---- JSON access ---- */
 
 static const cJSON *get(const cJSON *o, const char *key) {
@@ -130,7 +117,7 @@ static int get_num(kc *k, const cJSON *cfg, const char *key, double def, double 
     }
     if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 1) v = cJSON_GetArrayItem(v, 0);
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
-        return fail(k, "config field '%s' is not a number", key);
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "config field '%s' is not a number", key);
     *out = v->valuedouble;
     return 0;
 }
@@ -139,7 +126,7 @@ static int to_int(kc *k, const cJSON *v, const char *key, int lo, int hi, int *o
     *out = lo;
     if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo ||
         v->valuedouble > hi)
-        return fail(k, "config field '%s' must be an integer in [%d, %d]", key, lo, hi);
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "config field '%s' must be an integer in [%d, %d]", key, lo, hi);
     *out = (int)v->valuedouble;
     return 0;
 }
@@ -165,7 +152,7 @@ static int get_bool(kc *k, const cJSON *cfg, const char *key, int def, int *out)
     else if (cJSON_IsNumber(v))
         *out = v->valuedouble != 0;
     else
-        return fail(k, "config field '%s' is not a boolean", key);
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "config field '%s' is not a boolean", key);
     return 0;
 }
 
@@ -188,7 +175,7 @@ static int get_pair(kc *k, const cJSON *cfg, const char *key, int def, int lo, i
         out[1] = out[0];
         return 0;
     }
-    if (n != 2) return fail(k, "config field '%s' must be an integer or a pair", key);
+    if (n != 2) return edgeq_fail_at(k->err, k->errlen, k->layer, "config field '%s' must be an integer or a pair", key);
     if (to_int(k, cJSON_GetArrayItem(v, 0), key, lo, hi, &out[0]) ||
         to_int(k, cJSON_GetArrayItem(v, 1), key, lo, hi, &out[1]))
         return -1;
@@ -202,7 +189,7 @@ static int get_padding(kc *k, const cJSON *cfg, int *same) {
     else if (strcmp(p, "same") == 0 || strcmp(p, "SAME") == 0)
         *same = 1;
     else
-        return fail(k, "padding '%s' is not supported (only 'same' and 'valid')", p);
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "padding '%s' is not supported (only 'same' and 'valid')", p);
     return 0;
 }
 
@@ -233,7 +220,7 @@ static int act_from_name(kc *k, const char *name, edgeq_act *act, float *alpha,
         *act = EDGEQ_ACT_LINEAR;
         *act_softmax = 1;
     } else
-        return fail(k, "activation '%s' is not supported (supported: %s)", name, SUPPORTED_ACTS);
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "activation '%s' is not supported (supported: %s)", name, SUPPORTED_ACTS);
     return 0;
 }
 
@@ -254,11 +241,11 @@ static int parse_act(kc *k, const cJSON *cfg, const char *key, edgeq_act *act, f
         const char *cls = get_str(v, "class_name");
         if (name && (!mod || strncmp(mod, "keras", 5) == 0))
             return act_from_name(k, name, act, alpha, act_softmax);
-        return fail(k, "custom activation '%s'%s%s%s is not supported (supported: %s)",
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "custom activation '%s'%s%s%s is not supported (supported: %s)",
                     name ? name : cls ? cls : "?", mod ? " from module '" : "", mod ? mod : "",
                     mod ? "'" : "", SUPPORTED_ACTS);
     }
-    return fail(k, "config field '%s' is not an activation name", key);
+    return edgeq_fail_at(k->err, k->errlen, k->layer, "config field '%s' is not an activation name", key);
 }
 
 /* ---- nodes and weights ---- */
@@ -266,10 +253,10 @@ static int parse_act(kc *k, const cJSON *cfg, const char *key, edgeq_act *act, f
 static int new_node(kc *k, edgeq_op op, const char *name, const char *cls, const int *in,
                     int n_in) {
     if (k->g->n >= KERAS_MAX_NODES)
-        return fail(k, "the model has more than %d nodes", KERAS_MAX_NODES);
-    if (n_in > EDGEQ_MAX_INPUTS) return fail(k, "more than %d inputs", EDGEQ_MAX_INPUTS);
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "the model has more than %d nodes", KERAS_MAX_NODES);
+    if (n_in > EDGEQ_MAX_INPUTS) return edgeq_fail_at(k->err, k->errlen, k->layer, "more than %d inputs", EDGEQ_MAX_INPUTS);
     int idx = edgeq_graph_add(k->g, op, name);
-    if (idx < 0) return fail(k, "out of memory");
+    if (idx < 0) return edgeq_fail_at(k->err, k->errlen, k->layer, "out of memory");
     edgeq_node *n = &k->g->nodes[idx];
     snprintf(n->keras_class, sizeof n->keras_class, "%s", cls);
     n->n_in = n_in;
@@ -337,7 +324,7 @@ static int load_weights(kc *k, const keras_loc *loc, const wspec *spec, int n_sp
             o += (size_t)snprintf(have + o, sizeof have - o, "%s'%s'", i ? ", " : "",
                                   vars[i].role[0] ? vars[i].role : vars[i].path);
         keras_vars_free(vars, nv);
-        return fail(k, "expected %d weights (%s) from its config, the file has %d%s%s", n_spec,
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "expected %d weights (%s) from its config, the file has %d%s%s", n_spec,
                     want, nv, nv ? ": " : "", have);
     }
     /* By name when every spec finds exactly one variable of its name. */
@@ -367,13 +354,13 @@ static int load_weights(kc *k, const keras_loc *loc, const wspec *spec, int n_sp
             char a[64], b[64];
             shape_str(v->dims, v->rank, a, sizeof a);
             shape_str(spec[s].dims, spec[s].rank, b, sizeof b);
-            rc = fail(k, "weight '%.*s' (%s) has shape %s, but the layer's config needs %s", rl,
+            rc = edgeq_fail_at(k->err, k->errlen, k->layer, "weight '%.*s' (%s) has shape %s, but the layer's config needs %s", rl,
                       r, v->path, a, b);
             break;
         }
         for (size_t i = 0; i < v->len && !keras_keep_nonfinite; i++)
             if (!isfinite(v->data[i])) {
-                rc = fail(k, "weight '%.*s' (%s) holds %s at element %zu: the model is broken "
+                rc = edgeq_fail_at(k->err, k->errlen, k->layer, "weight '%.*s' (%s) holds %s at element %zu: the model is broken "
                           "(diverged training?)",
                           rl, r, v->path, isnan(v->data[i]) ? "NaN" : "infinity", i);
                 break;
@@ -410,7 +397,7 @@ static int check_dtype(kc *k, const cJSON *cfg) {
     const char *name = cJSON_IsString(d) ? d->valuestring : get_str(get(d, "config"), "name");
     if (!name) return 0;
     if (strstr(name, "float") || strcmp(name, "bfloat16") == 0) return 0;
-    return fail(k, "input dtype '%s' is not supported: edgeq quantizes float models", name);
+    return edgeq_fail_at(k->err, k->errlen, k->layer, "input dtype '%s' is not supported: edgeq quantizes float models", name);
 }
 
 /* The shape of an input, from a layer config: batch_input_shape (Keras 2),
@@ -420,18 +407,17 @@ static int shape_from(kc *k, const cJSON *cfg, const char *key, int with_batch, 
     const cJSON *v = get(cfg, key);
     if (is_null(v)) return 1;
     int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : -1;
-    if (n < 0) return fail(k, "'%s' is not a list", key);
+    if (n < 0) return edgeq_fail_at(k->err, k->errlen, k->layer, "'%s' is not a list", key);
     int r = n + (with_batch ? 0 : 1);
     if (r < 1 || r > EDGEQ_MAX_RANK)
-        return fail(k, "input rank %d (with the batch) is not supported (1 to %d)", r,
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "input rank %d (with the batch) is not supported (1 to %d)", r,
                     EDGEQ_MAX_RANK);
     shape[0] = 1;
     for (int i = with_batch ? 1 : 0; i < n; i++) {
         const cJSON *d = cJSON_GetArrayItem(v, i);
         int axis = with_batch ? i : i + 1;
         if (is_null(d))
-            return fail(k,
-                        "input dimension %d is unknown (None): edgeq needs a fixed input shape; "
+            return edgeq_fail_at(k->err, k->errlen, k->layer, "input dimension %d is unknown (None): edgeq needs a fixed input shape; "
                         "give the model one (keras.Input(shape=...) with numbers)",
                         axis);
         if (to_int(k, d, key, 1, KERAS_MAX_DIM, &shape[axis])) return -1;
@@ -452,7 +438,7 @@ static void set_layer(kc *k, const char *name, const char *cls) {
 }
 
 static int make_input(kc *k, const char *name, const int *shape, int rank) {
-    if (k->g->n_inputs >= 8) return fail(k, "more than 8 model inputs");
+    if (k->g->n_inputs >= 8) return edgeq_fail_at(k->err, k->errlen, k->layer, "more than 8 model inputs");
     int idx = new_node(k, EDGEQ_OP_INPUT, name, "InputLayer", NULL, 0);
     if (idx < 0) return -1;
     edgeq_node *n = &k->g->nodes[idx];
@@ -481,7 +467,7 @@ static int check_bound(kc *k, const cJSON *cfg, int node) {
         char a[64], b[64];
         shape_str(n->shape, n->rank, a, sizeof a);
         shape_str(shape, rank, b, sizeof b);
-        return fail(k, "the nested model's input expects shape %s, it is given %s", b, a);
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "the nested model's input expects shape %s, it is given %s", b, a);
     }
     return 0;
 }
@@ -540,8 +526,8 @@ static int emit_op(kc *k, const char *cls, const cJSON *cfg, const char *nname,
     int one = n_in == 1;
     int merge = strcmp(cls, "Add") == 0 || strcmp(cls, "Subtract") == 0 ||
                 strcmp(cls, "Multiply") == 0 || strcmp(cls, "Concatenate") == 0;
-    if (!merge && !one) return fail(k, "expects one input, is given %d", n_in);
-    if (merge && n_in < 2) return fail(k, "needs at least two inputs, is given %d", n_in);
+    if (!merge && !one) return edgeq_fail_at(k->err, k->errlen, k->layer, "expects one input, is given %d", n_in);
+    if (merge && n_in < 2) return edgeq_fail_at(k->err, k->errlen, k->layer, "needs at least two inputs, is given %d", n_in);
 
     if (strcmp(cls, "Conv2D") == 0 || strcmp(cls, "DepthwiseConv2D") == 0 ||
         strcmp(cls, "Dense") == 0) {
@@ -632,8 +618,8 @@ static int emit_op(kc *k, const char *cls, const cJSON *cfg, const char *nname,
             get_bool(k, cfg, "renorm", 0, &renorm) || get_num(k, cfg, "epsilon", 1e-3, &eps) ||
             get_int(k, cfg, "axis", -1, -EDGEQ_MAX_RANK, EDGEQ_MAX_RANK, &axis))
             return -1;
-        if (renorm) return fail(k, "batch renormalization (renorm=True) is not supported");
-        if (!(eps > 0)) return fail(k, "epsilon must be positive");
+        if (renorm) return edgeq_fail_at(k->err, k->errlen, k->layer, "batch renormalization (renorm=True) is not supported");
+        if (!(eps > 0)) return edgeq_fail_at(k->err, k->errlen, k->layer, "epsilon must be positive");
         int idx = new_node(k, EDGEQ_OP_BATCHNORM, nname, cls, in, 1);
         if (idx < 0) return -1;
         g->nodes[idx].axis = axis;
@@ -650,7 +636,7 @@ static int emit_op(kc *k, const char *cls, const cJSON *cfg, const char *nname,
         if (load_weights(k, loc, s, ns)) return -1;
         n = &g->nodes[idx];
         for (int i = 0; i < c; i++)
-            if (n->bn_var[i] < 0) return fail(k, "moving_variance[%d] is negative", i);
+            if (n->bn_var[i] < 0) return edgeq_fail_at(k->err, k->errlen, k->layer, "moving_variance[%d] is negative", i);
         *out = idx;
         return 0;
     }
@@ -682,18 +668,18 @@ static int emit_op(kc *k, const char *cls, const cJSON *cfg, const char *nname,
                    get_num(k, cfg, "threshold", 0, &thr))
             return -1;
         edgeq_act act;
-        if (thr != 0) return fail(k, "ReLU threshold %g is not supported (only 0)", thr);
-        if (slope < 0) return fail(k, "a negative slope below zero (%g) is not supported", slope);
+        if (thr != 0) return edgeq_fail_at(k->err, k->errlen, k->layer, "ReLU threshold %g is not supported (only 0)", thr);
+        if (slope < 0) return edgeq_fail_at(k->err, k->errlen, k->layer, "a negative slope below zero (%g) is not supported", slope);
         if (slope != 0) {
             if (maxv >= 0)
-                return fail(k, "a leaky ReLU with max_value %g is not supported", maxv);
+                return edgeq_fail_at(k->err, k->errlen, k->layer, "a leaky ReLU with max_value %g is not supported", maxv);
             act = EDGEQ_ACT_LEAKY_RELU;
         } else if (maxv < 0)
             act = EDGEQ_ACT_RELU;
         else if (maxv == 6)
             act = EDGEQ_ACT_RELU6;
         else
-            return fail(k, "ReLU max_value %g is not supported (only none and 6)", maxv);
+            return edgeq_fail_at(k->err, k->errlen, k->layer, "ReLU max_value %g is not supported (only none and 6)", maxv);
         int idx = new_node(k, EDGEQ_OP_ACTIVATION, nname, cls, in, 1);
         if (idx < 0) return -1;
         g->nodes[idx].act = act;
@@ -717,7 +703,7 @@ static int emit_op(kc *k, const char *cls, const cJSON *cfg, const char *nname,
                                       : EDGEQ_OP_CONCAT;
         int axis = -1;
         if (op == EDGEQ_OP_SUBTRACT && n_in != 2)
-            return fail(k, "Subtract takes exactly two inputs, is given %d", n_in);
+            return edgeq_fail_at(k->err, k->errlen, k->layer, "Subtract takes exactly two inputs, is given %d", n_in);
         if (op == EDGEQ_OP_CONCAT &&
             get_int(k, cfg, "axis", -1, -EDGEQ_MAX_RANK, EDGEQ_MAX_RANK, &axis))
             return -1;
@@ -759,13 +745,13 @@ static int emit_op(kc *k, const char *cls, const cJSON *cfg, const char *nname,
             const cJSON *t = get(cfg, "target_shape");
             int n = cJSON_IsArray(t) ? cJSON_GetArraySize(t) : -1;
             if (n < 1 || n + 1 > EDGEQ_MAX_RANK)
-                return fail(k, "target_shape must list 1 to %d dimensions", EDGEQ_MAX_RANK - 1);
+                return edgeq_fail_at(k->err, k->errlen, k->layer, "target_shape must list 1 to %d dimensions", EDGEQ_MAX_RANK - 1);
             rank = n + 1;
             for (int i = 0; i < n; i++) {
                 if (to_int(k, cJSON_GetArrayItem(t, i), "target_shape", -1, KERAS_MAX_DIM,
                            &shape[i + 1]))
                     return -1;
-                if (shape[i + 1] == 0) return fail(k, "target_shape has a zero dimension");
+                if (shape[i + 1] == 0) return edgeq_fail_at(k->err, k->errlen, k->layer, "target_shape has a zero dimension");
             }
         }
         int idx = new_node(k, EDGEQ_OP_RESHAPE, nname, cls, in, 1);
@@ -783,7 +769,7 @@ static int emit_op(kc *k, const char *cls, const cJSON *cfg, const char *nname,
             for (int d = 0; d < 2; d++) {
                 const cJSON *pr = cJSON_GetArrayItem(p, d);
                 if (!cJSON_IsArray(pr) || cJSON_GetArraySize(pr) != 2)
-                    return fail(k, "padding must be [[top, bottom], [left, right]]");
+                    return edgeq_fail_at(k->err, k->errlen, k->layer, "padding must be [[top, bottom], [left, right]]");
                 if (to_int(k, cJSON_GetArrayItem(pr, 0), "padding", 0, 65535, &pad[d][0]) ||
                     to_int(k, cJSON_GetArrayItem(pr, 1), "padding", 0, 65535, &pad[d][1]))
                     return -1;
@@ -819,29 +805,29 @@ static int emit_op(kc *k, const char *cls, const cJSON *cfg, const char *nname,
         return infer(k, idx);
     }
     if (strchr(cls, '>'))
-        return fail(k, "a custom layer (registered as '%s'), which edgeq cannot load; "
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "a custom layer (registered as '%s'), which edgeq cannot load; "
                        "supported: %s",
                     cls, SUPPORTED);
-    return fail(k, "layer class '%s' is not supported (supported: %s)", cls, SUPPORTED);
+    return edgeq_fail_at(k->err, k->errlen, k->layer, "layer class '%s' is not supported (supported: %s)", cls, SUPPORTED);
 }
 
 /* Reject what cannot be loaded before looking at the layer's specifics. */
 static int check_layer(kc *k, const cJSON *lj, const char *cls, const cJSON *cfg) {
     if (strcmp(cls, "Lambda") == 0)
-        return fail(k, "Lambda layers hold Python code, which edgeq never runs; rebuild the "
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "Lambda layers hold Python code, which edgeq never runs; rebuild the "
                        "model with built-in layers in its place");
     const char *mod = get_str(lj, "module");
     const char *reg = get_str(lj, "registered_name");
     int builtin = !mod || strncmp(mod, "keras", 5) == 0 || strncmp(mod, "tf_keras", 8) == 0;
     if (reg && strchr(reg, '>')) builtin = 0; /* "package>Name": register_keras_serializable */
     if (!builtin)
-        return fail(k, "a custom layer (%s%s%s%s%s%s), which edgeq cannot load; supported: %s",
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "a custom layer (%s%s%s%s%s%s), which edgeq cannot load; supported: %s",
                     mod ? "module '" : "", mod ? mod : "", mod ? "'" : "",
                     reg ? (mod ? ", registered as '" : "registered as '") : "", reg ? reg : "",
                     reg ? "'" : "", SUPPORTED);
     const char *df = get_str(cfg, "data_format");
     if (df && strcmp(df, "channels_first") == 0)
-        return fail(k, "data_format 'channels_first' is not supported: edgeq works in NHWC "
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "data_format 'channels_first' is not supported: edgeq works in NHWC "
                        "(channels_last)");
     const cJSON *dt = get(cfg, "dtype");
     const char *pol = get_str(dt, "class_name");
@@ -849,7 +835,7 @@ static int check_layer(kc *k, const cJSON *lj, const char *cls, const cJSON *cfg
     if ((pol && strstr(pol, "Quantized")) ||
         (pname && (strncmp(pname, "int", 3) == 0 || strncmp(pname, "float8", 6) == 0 ||
                    strncmp(pname, "gptq", 4) == 0)))
-        return fail(k, "the layer is already quantized by Keras (dtype policy '%s'); give edgeq "
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "the layer is already quantized by Keras (dtype policy '%s'); give edgeq "
                        "the float model",
                     pname ? pname : pol);
     return 0;
@@ -873,16 +859,16 @@ static int emit_layer(kc *k, const scope *sc, const cJSON *lj, const char *zip_n
     else
         fmt_name(nname, sizeof nname, "%s%s", sc->prefix, name ? name : "?");
     set_layer(k, nname, cls ? cls : "?");
-    if (!cls || !name) return fail(k, "a layer without class_name or name");
+    if (!cls || !name) return edgeq_fail_at(k->err, k->errlen, k->layer, "a layer without class_name or name");
     if (check_layer(k, lj, cls, cfg)) return -1;
 
     keras_loc loc = sc->loc;
     if (loc.depth >= KERAS_MAX_DEPTH)
-        return fail(k, "models nested more than %d deep", KERAS_MAX_DEPTH);
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "models nested more than %d deep", KERAS_MAX_DEPTH);
     loc.names[loc.depth++] = name;
     if ((size_t)snprintf(loc.zip_path, sizeof loc.zip_path, "%s%slayers/%s", sc->loc.zip_path,
                          sc->loc.zip_path[0] ? "/" : "", zip_name) >= sizeof loc.zip_path)
-        return fail(k, "nested too deep");
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "nested too deep");
 
     if (is_model_class(cls)) {
         scope sub;
@@ -935,10 +921,10 @@ static int build_sequential(kc *k, const cJSON *model, const scope *sc, int *out
     const char *mname = cJSON_IsObject(cfg) ? get_str(cfg, "name") : NULL;
     int n = cJSON_IsArray(layers) ? cJSON_GetArraySize(layers) : -1;
     k->layer[0] = 0;
-    if (n < 1) return fail(k, "Sequential model '%s' has no layers", mname ? mname : "?");
+    if (n < 1) return edgeq_fail_at(k->err, k->errlen, k->layer, "Sequential model '%s' has no layers", mname ? mname : "?");
     int start = is_input_layer(cJSON_GetArrayItem(layers, 0)) ? 1 : 0;
     zipname_t *zn = calloc((size_t)n, sizeof *zn);
-    if (!zn) return fail(k, "out of memory");
+    if (!zn) return edgeq_fail_at(k->err, k->errlen, k->layer, "out of memory");
     zip_names(layers, start, zn);
     int cur = -1, rc = -1;
     const cJSON *first = cJSON_GetArrayItem(layers, 0);
@@ -960,7 +946,7 @@ static int build_sequential(kc *k, const cJSON *model, const scope *sc, int *out
             snprintf(iname, sizeof iname, "%.100s_input", fname ? fname : "sequential");
         }
         if (r == 1) {
-            fail(k, "the model has no input shape (no InputLayer, no batch_input_shape): build "
+            edgeq_fail_at(k->err, k->errlen, k->layer, "the model has no input shape (no InputLayer, no batch_input_shape): build "
                     "it with keras.Input(shape=...) first");
             goto done;
         }
@@ -970,7 +956,7 @@ static int build_sequential(kc *k, const cJSON *model, const scope *sc, int *out
     } else {
         k->layer[0] = 0;
         if (sc->n_bound != 1) {
-            fail(k, "nested Sequential model '%s' is given %d inputs", mname ? mname : "?",
+            edgeq_fail_at(k->err, k->errlen, k->layer, "nested Sequential model '%s' is given %d inputs", mname ? mname : "?",
                  sc->n_bound);
             goto done;
         }
@@ -986,12 +972,12 @@ static int build_sequential(kc *k, const cJSON *model, const scope *sc, int *out
         int o[MAX_OUTS], no = 0;
         if (is_input_layer(lj)) {
             set_layer(k, layer_name(lj) ? layer_name(lj) : "?", "InputLayer");
-            fail(k, "an InputLayer in the middle of a Sequential model");
+            edgeq_fail_at(k->err, k->errlen, k->layer, "an InputLayer in the middle of a Sequential model");
             goto done;
         }
         if (emit_layer(k, sc, lj, zn[i], 0, &cur, 1, o, &no)) goto done;
         if (no != 1) {
-            fail(k, "a layer of a Sequential model must have one output, it has %d", no);
+            edgeq_fail_at(k->err, k->errlen, k->layer, "a layer of a Sequential model must have one output, it has %d", no);
             goto done;
         }
         cur = o[0];
@@ -1035,7 +1021,7 @@ static int parse_ref(kc *k, const cJSON *r, kref *out) {
     /* [name, node, tensor(, kwargs)] */
     if (!cJSON_IsArray(r) || cJSON_GetArraySize(r) < 3 ||
         !cJSON_IsString(cJSON_GetArrayItem(r, 0)))
-        return fail(k, "a malformed inbound reference (expected [layer, node, tensor])");
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "a malformed inbound reference (expected [layer, node, tensor])");
     out->layer = cJSON_GetArrayItem(r, 0)->valuestring;
     if (to_int(k, cJSON_GetArrayItem(r, 1), "node index", 0, 1 << 20, &out->node) ||
         to_int(k, cJSON_GetArrayItem(r, 2), "tensor index", 0, MAX_OUTS - 1, &out->tensor))
@@ -1045,7 +1031,7 @@ static int parse_ref(kc *k, const cJSON *r, kref *out) {
 
 /* Keras 3 call arguments: every "__keras_tensor__" in `v`, depth first. */
 static int collect_tensors(kc *k, const cJSON *v, kcall *c, int depth) {
-    if (depth > 16) return fail(k, "inbound node arguments nested too deep");
+    if (depth > 16) return edgeq_fail_at(k->err, k->errlen, k->layer, "inbound node arguments nested too deep");
     if (cJSON_IsArray(v)) {
         const cJSON *e;
         cJSON_ArrayForEach(e, v) {
@@ -1056,7 +1042,7 @@ static int collect_tensors(kc *k, const cJSON *v, kcall *c, int depth) {
     if (!cJSON_IsObject(v)) return 0;
     const char *cls = get_str(v, "class_name");
     if (cls && strcmp(cls, "__keras_tensor__") == 0) {
-        if (c->n_in >= EDGEQ_MAX_INPUTS) return fail(k, "more than %d inputs", EDGEQ_MAX_INPUTS);
+        if (c->n_in >= EDGEQ_MAX_INPUTS) return edgeq_fail_at(k->err, k->errlen, k->layer, "more than %d inputs", EDGEQ_MAX_INPUTS);
         return parse_ref(k, get(get(v, "config"), "keras_history"), &c->in[c->n_in++]);
     }
     return 0;
@@ -1066,9 +1052,9 @@ static int parse_calls(kc *k, klayer *L) {
     const cJSON *nodes = get(L->json, "inbound_nodes");
     int n = cJSON_IsArray(nodes) ? cJSON_GetArraySize(nodes) : 0;
     if (n == 0) return 0;
-    if (n > 4096) return fail(k, "more than 4096 calls");
+    if (n > 4096) return edgeq_fail_at(k->err, k->errlen, k->layer, "more than 4096 calls");
     L->calls = calloc((size_t)n, sizeof *L->calls);
-    if (!L->calls) return fail(k, "out of memory");
+    if (!L->calls) return edgeq_fail_at(k->err, k->errlen, k->layer, "out of memory");
     L->n_calls = n;
     for (int i = 0; i < n; i++) {
         const cJSON *node = cJSON_GetArrayItem(nodes, i);
@@ -1079,12 +1065,12 @@ static int parse_calls(kc *k, klayer *L) {
             const cJSON *r;
             cJSON_ArrayForEach(r, node) {
                 if (c->n_in >= EDGEQ_MAX_INPUTS)
-                    return fail(k, "more than %d inputs", EDGEQ_MAX_INPUTS);
+                    return edgeq_fail_at(k->err, k->errlen, k->layer, "more than %d inputs", EDGEQ_MAX_INPUTS);
                 if (parse_ref(k, r, &c->in[c->n_in++])) return -1;
             }
         } else
-            return fail(k, "a malformed inbound node");
-        if (c->n_in == 0) return fail(k, "a call without tensor inputs");
+            return edgeq_fail_at(k->err, k->errlen, k->layer, "a malformed inbound node");
+        if (c->n_in == 0) return edgeq_fail_at(k->err, k->errlen, k->layer, "a call without tensor inputs");
     }
     return 0;
 }
@@ -1094,14 +1080,14 @@ static int parse_calls(kc *k, klayer *L) {
 static int parse_io(kc *k, const cJSON *v, const char *key, kref *refs, int max, int *n) {
     *n = 0;
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0)
-        return fail(k, "the model config has no %s", key);
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "the model config has no %s", key);
     if (cJSON_IsString(cJSON_GetArrayItem(v, 0))) {
         *n = 1;
         return parse_ref(k, v, &refs[0]);
     }
     const cJSON *e;
     cJSON_ArrayForEach(e, v) {
-        if (*n >= max) return fail(k, "more than %d %s", max, key);
+        if (*n >= max) return edgeq_fail_at(k->err, k->errlen, k->layer, "more than %d %s", max, key);
         if (parse_ref(k, e, &refs[(*n)++])) return -1;
     }
     return 0;
@@ -1119,23 +1105,23 @@ static klayer *find_layer(klayer *ls, int n, const char *name) {
  * count only the model's nodes), its input/output lists do not. */
 static int resolve(kc *k, klayer *ls, int n, const kref *r, int from_io, int *node) {
     klayer *L = find_layer(ls, n, r->layer);
-    if (!L) return fail(k, "its input '%s' is not a layer of the model", r->layer);
+    if (!L) return edgeq_fail_at(k->err, k->errlen, k->layer, "its input '%s' is not a layer of the model", r->layer);
     if (L->is_input) {
         if (L->input_node < 0)
-            return fail(k, "its input '%s' is an InputLayer that is not a model input", r->layer);
+            return edgeq_fail_at(k->err, k->errlen, k->layer, "its input '%s' is an InputLayer that is not a model input", r->layer);
         *node = L->input_node;
         return 1;
     }
     int c = r->node - (k->major >= 3 && !from_io ? 0 : L->offset);
     if (c < 0 || c >= L->n_calls) {
         if (L->n_calls != 1)
-            return fail(k, "its input refers to call %d of layer '%s', which has %d calls",
+            return edgeq_fail_at(k->err, k->errlen, k->layer, "its input refers to call %d of layer '%s', which has %d calls",
                         r->node, r->layer, L->n_calls);
         c = 0;
     }
     if (!L->calls[c].done) return 0;
     if (r->tensor >= L->calls[c].n_out)
-        return fail(k, "its input refers to output %d of layer '%s', which has %d", r->tensor,
+        return edgeq_fail_at(k->err, k->errlen, k->layer, "its input refers to output %d of layer '%s', which has %d", r->tensor,
                     r->layer, L->calls[c].n_out);
     *node = L->calls[c].out[r->tensor];
     return 1;
@@ -1148,12 +1134,12 @@ static int build_functional(kc *k, const cJSON *model, const scope *sc, int *out
     const char *mname = get_str(cfg, "name");
     k->layer[0] = 0;
     int n = cJSON_IsArray(layers) ? cJSON_GetArraySize(layers) : -1;
-    if (n < 1) return fail(k, "model '%s' has no layers", mname ? mname : "?");
+    if (n < 1) return edgeq_fail_at(k->err, k->errlen, k->layer, "model '%s' has no layers", mname ? mname : "?");
     klayer *ls = calloc((size_t)n, sizeof *ls);
     zipname_t *zn = calloc((size_t)n, sizeof *zn);
     int rc = -1;
     if (!ls || !zn) {
-        fail(k, "out of memory");
+        edgeq_fail_at(k->err, k->errlen, k->layer, "out of memory");
         goto done;
     }
     zip_names(layers, 0, zn);
@@ -1165,12 +1151,12 @@ static int build_functional(kc *k, const cJSON *model, const scope *sc, int *out
         L->input_node = -1;
         set_layer(k, L->name ? L->name : "?", L->cls ? L->cls : "?");
         if (!L->name || !L->cls) {
-            fail(k, "a layer without name or class_name");
+            edgeq_fail_at(k->err, k->errlen, k->layer, "a layer without name or class_name");
             goto done;
         }
         for (int j = 0; j < i; j++)
             if (strcmp(ls[j].name, L->name) == 0) {
-                fail(k, "two layers have this name");
+                edgeq_fail_at(k->err, k->errlen, k->layer, "two layers have this name");
                 goto done;
             }
         L->is_input = strcmp(L->cls, "InputLayer") == 0;
@@ -1189,14 +1175,14 @@ static int build_functional(kc *k, const cJSON *model, const scope *sc, int *out
     k->layer[0] = 0;
     if (parse_io(k, get(cfg, "input_layers"), "input_layers", io, 8, &n_io)) goto done;
     if (!sc->top && n_io != sc->n_bound) {
-        fail(k, "nested model '%s' has %d inputs, it is given %d", mname ? mname : "?", n_io,
+        edgeq_fail_at(k->err, k->errlen, k->layer, "nested model '%s' has %d inputs, it is given %d", mname ? mname : "?", n_io,
              sc->n_bound);
         goto done;
     }
     for (int p = 0; p < n_io; p++) {
         klayer *L = find_layer(ls, n, io[p].layer);
         if (!L || !L->is_input) {
-            fail(k, "model input '%s' is not an InputLayer of the model", io[p].layer);
+            edgeq_fail_at(k->err, k->errlen, k->layer, "model input '%s' is not an InputLayer of the model", io[p].layer);
             goto done;
         }
         set_layer(k, L->name, "InputLayer");
@@ -1205,7 +1191,7 @@ static int build_functional(kc *k, const cJSON *model, const scope *sc, int *out
             int shape[EDGEQ_MAX_RANK] = {0}, rank = 0;
             if (check_dtype(k, lcfg)) goto done;
             int r = input_shape(k, lcfg, shape, &rank);
-            if (r == 1) fail(k, "the input has no shape");
+            if (r == 1) edgeq_fail_at(k->err, k->errlen, k->layer, "the input has no shape");
             if (r != 0) goto done;
             L->input_node = make_input(k, L->name, shape, rank);
             if (L->input_node < 0) goto done;
@@ -1242,7 +1228,7 @@ static int build_functional(kc *k, const cJSON *model, const scope *sc, int *out
         for (int c = 0; c < ls[i].n_calls; c++)
             if (!ls[i].calls[c].done) {
                 set_layer(k, ls[i].name, ls[i].cls);
-                fail(k, "its inputs are never computed (a cycle, or a missing layer)");
+                edgeq_fail_at(k->err, k->errlen, k->layer, "its inputs are never computed (a cycle, or a missing layer)");
                 goto done;
             }
     k->layer[0] = 0;
@@ -1252,7 +1238,7 @@ static int build_functional(kc *k, const cJSON *model, const scope *sc, int *out
         int r = resolve(k, ls, n, &io[p], 1, &outs[p]);
         if (r < 0) goto done;
         if (r == 0) {
-            fail(k, "model output '%s' is never computed", io[p].layer);
+            edgeq_fail_at(k->err, k->errlen, k->layer, "model output '%s' is never computed", io[p].layer);
             goto done;
         }
     }
@@ -1269,11 +1255,11 @@ done:
 static int build_model(kc *k, const cJSON *model, const scope *sc, int *outs, int *n_outs) {
     const char *cls = get_str(model, "class_name");
     k->layer[0] = 0;
-    if (!cls) return fail(k, "the model config has no class_name");
+    if (!cls) return edgeq_fail_at(k->err, k->errlen, k->layer, "the model config has no class_name");
     if (strcmp(cls, "Sequential") == 0) return build_sequential(k, model, sc, outs, n_outs);
     if (strcmp(cls, "Functional") == 0 || strcmp(cls, "Model") == 0)
         return build_functional(k, model, sc, outs, n_outs);
-    return fail(k, "the top-level model is a '%s'; edgeq loads Sequential and Functional models "
+    return edgeq_fail_at(k->err, k->errlen, k->layer, "the top-level model is a '%s'; edgeq loads Sequential and Functional models "
                    "(subclassed models cannot be loaded from their config)",
                 cls);
 }
@@ -1322,7 +1308,7 @@ int keras_build_graph(const char *json, size_t json_len, const keras_weights *w,
     if (rc == 0) {
         for (int i = 0; i < n_outs; i++) g->outputs[i] = outs[i];
         g->n_outputs = n_outs;
-        if (g->n_inputs == 0) rc = fail(&k, "the model has no inputs");
+        if (g->n_inputs == 0) rc = edgeq_fail_at(k.err, k.errlen, k.layer, "the model has no inputs");
     }
     cJSON_Delete(root);
     return rc;

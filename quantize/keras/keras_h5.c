@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "keras_internal.h"
+#include "err.h"
 
 #define MAX_LIST 1000000 /* entries of a string list */
 
@@ -65,9 +66,9 @@ static void set_err(char *err, size_t errlen, const char *what) {
     char h5[256];
     keras_h5_last_error(h5, sizeof h5);
     if (h5[0])
-        snprintf(err, errlen, "%s (HDF5: %s)", what, h5);
+        edgeq_fail(err, errlen, "%s (HDF5: %s)", what, h5);
     else
-        snprintf(err, errlen, "%s", what);
+        edgeq_fail(err, errlen, "%s", what);
 }
 
 /* Strip a fixed-length string's padding. */

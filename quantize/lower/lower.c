@@ -13,6 +13,7 @@
 #include "edge/edge.h" /* schema.h: TFLite's op and type numbers */
 #include "edge/quant.h"
 #include "bf16.h"
+#include "err.h"
 
 const char *edgeq_builtin_name(int code) {
     switch (code) {
@@ -107,12 +108,10 @@ typedef struct lower_ctx {
 
 static int failf(lower_ctx *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int failf(lower_ctx *c, int code, const char *fmt, ...) {
-    if (c->err && c->err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(c->err, c->err_len, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    edgeq_vfail(c->err, c->err_len, fmt, ap);
+    va_end(ap);
     return code;
 }
 

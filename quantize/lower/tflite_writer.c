@@ -10,19 +10,10 @@
 #include <string.h>
 
 #include "fbb.h"
+#include "err.h"
 
 #define KIB ((size_t)1024)
 #define MIB (KIB * KIB)
-
-static void set_err(char *err, size_t err_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t err_len, const char *fmt, ...) {
-    if (!err || !err_len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-}
 
 /* ---- the engine on an in-memory model ---- */
 
@@ -47,7 +38,7 @@ int edgeq_engine_load_flags(edgeq_engine *e, const uint8_t *data, size_t len, ui
     for (int attempt = 0;; attempt++) {
         uint8_t *work = alloc_aligned(work_len);
         if (!work) {
-            set_err(err, err_len, "out of memory (a work arena to size the model)");
+            edgeq_fail(err, err_len, "out of memory (a work arena to size the model)");
             return -1;
         }
         edge_status s = edge_model_arena_needed_ex(data, len, work, work_len, flags, &need);
@@ -63,7 +54,7 @@ int edgeq_engine_load_flags(edgeq_engine *e, const uint8_t *data, size_t len, ui
         edge_model probe;
         memset(&probe, 0, sizeof probe);
         edge_status s2 = edge_model_init_ex(&probe, data, len, work, work_len, flags);
-        set_err(err, err_len, "the engine refused the written model: %s: %s",
+        edgeq_fail(err, err_len, "the engine refused the written model: %s: %s",
                 edge_status_str(s2 != EDGE_OK ? s2 : s), edge_model_error(&probe));
         free(work);
         return -1;
@@ -71,12 +62,12 @@ int edgeq_engine_load_flags(edgeq_engine *e, const uint8_t *data, size_t len, ui
     e->arena_len = need;
     e->arena = alloc_aligned(need);
     if (!e->arena) {
-        set_err(err, err_len, "out of memory (the model's arena)");
+        edgeq_fail(err, err_len, "out of memory (the model's arena)");
         return -1;
     }
     edge_status s = edge_model_init_ex(&e->m, data, len, e->arena, e->arena_len, flags);
     if (s != EDGE_OK) {
-        set_err(err, err_len, "the engine refused the written model: %s: %s", edge_status_str(s),
+        edgeq_fail(err, err_len, "the engine refused the written model: %s: %s", edge_status_str(s),
                 edge_model_error(&e->m));
         return -1;
     }
@@ -203,7 +194,7 @@ int edgeq_tflite_serialize(const edgeq_qmodel *m, const char *description, uint8
         if (m->t[i].data) data_bytes += m->t[i].bytes + 16;
     fbb b;
     if (fbb_init(&b, data_bytes + 4096 + (size_t)m->n_t * 256 + (size_t)m->n_ops * 128)) {
-        set_err(err, err_len, "out of memory");
+        edgeq_fail(err, err_len, "out of memory");
         return -1;
     }
     int n_t = m->n_t;
@@ -214,7 +205,7 @@ int edgeq_tflite_serialize(const edgeq_qmodel *m, const char *description, uint8
     int codes[256], versions[256], n_codes = 0;
     int rc = -1;
     if (!buf_of || !refs || !bufs || !plan) {
-        set_err(err, err_len, "out of memory");
+        edgeq_fail(err, err_len, "out of memory");
         goto done;
     }
 
@@ -223,7 +214,7 @@ int edgeq_tflite_serialize(const edgeq_qmodel *m, const char *description, uint8
     int n_bufs = 1;
     fbb_ref *data_refs = calloc((size_t)n_t + 4, sizeof *data_refs);
     if (!data_refs) {
-        set_err(err, err_len, "out of memory");
+        edgeq_fail(err, err_len, "out of memory");
         goto done;
     }
     for (int i = 0; i < n_t; i++) {
@@ -282,7 +273,7 @@ int edgeq_tflite_serialize(const edgeq_qmodel *m, const char *description, uint8
     /* operator codes, in order of first use */
     int *op_code_index = calloc((size_t)m->n_ops + 1, sizeof *op_code_index);
     if (!op_code_index) {
-        set_err(err, err_len, "out of memory");
+        edgeq_fail(err, err_len, "out of memory");
         goto done;
     }
     for (int i = 0; i < m->n_ops; i++) {
@@ -291,7 +282,7 @@ int edgeq_tflite_serialize(const edgeq_qmodel *m, const char *description, uint8
         if (k == n_codes) {
             if (n_codes == 256) {
                 free(op_code_index);
-                set_err(err, err_len, "too many operator kinds");
+                edgeq_fail(err, err_len, "too many operator kinds");
                 goto done;
             }
             codes[n_codes] = m->ops[i].code;
@@ -401,12 +392,12 @@ int edgeq_tflite_serialize(const edgeq_qmodel *m, const char *description, uint8
     size_t n;
     const char *ferr = NULL;
     if (fbb_finish(&b, model, "TFL3", &bytes, &n, &ferr) != 0) {
-        set_err(err, err_len, "writing the model: %s", ferr ? ferr : "?");
+        edgeq_fail(err, err_len, "writing the model: %s", ferr ? ferr : "?");
         goto done;
     }
     *out = alloc_aligned(n);
     if (!*out) {
-        set_err(err, err_len, "out of memory");
+        edgeq_fail(err, err_len, "out of memory");
         goto done;
     }
     memcpy(*out, bytes, n);
