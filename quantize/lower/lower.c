@@ -3,6 +3,7 @@
  * lower.c — calibrated float graph -> int8 TFLite operators (see lower.h).
  */
 #include "lower.h"
+#include "lower_ctx.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -87,226 +88,7 @@ float edgeq_weight_scale(float wmin, float wmax) {
     return ((float)mx - (float)mn) / 254.0f;
 }
 
-/* ---- model building ---- */
-
-typedef struct lower_ctx {
-    const edgeq_graph *g;
-    const edgeq_lower_opts *o;
-    edgeq_qmodel *m;
-    char *err;
-    size_t err_len;
-    int *node_t;    /* node -> tensor with its int8 output, -1 none yet */
-    int *n_users;   /* distinct consumer nodes, + 1 per graph-output use */
-    float *fold_s;  /* per node: input rescale folded into its weights (1, 0: none) */
-    float *fold_o;
-    /* Float files (dtype F32/BF16): */
-    int flt;        /* 1: no quantization at all */
-    int act_type;   /* activations inside the model: FLOAT32 or BFLOAT16 */
-    int wtype;      /* filters and other float constants: FLOAT32 or BFLOAT16 */
-    char *want_f32; /* per node: its output must be FLOAT32 (feeds a model output) */
-} lower_ctx;
-
-static int failf(lower_ctx *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int failf(lower_ctx *c, int code, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    edgeq_vfail(c->err, c->err_len, fmt, ap);
-    va_end(ap);
-    return code;
-}
-
-static int oom(lower_ctx *c) { return failf(c, EDGEQ_LOWER_FAIL, "out of memory"); }
-
-static size_t type_size(int type) {
-    if (type == EDGE_BFLOAT16) return 2;
-    return type == EDGE_INT8 || type == EDGE_UINT8 ? 1 : 4;
-}
-
-/* The operator version to write: the int8 one, or 1 in a float file (what
- * op_version.cc gives float32 operands; the exceptions are set where they
- * arise). */
-static int ver(const lower_ctx *c, int int8_version) { return c->flt ? 1 : int8_version; }
-
-/* Float files: the type of node i's output tensors. */
-static int node_type(const lower_ctx *c, int i) {
-    return c->want_f32[i] ? EDGE_FLOAT32 : c->act_type;
-}
-
-static size_t numel_of(int rank, const int32_t *shape) {
-    size_t e = 1;
-    for (int i = 0; i < rank; i++) e *= (size_t)shape[i];
-    return e;
-}
-
-/* A new tensor "name""suffix"; returns its index or -1 (out of memory). */
-static int new_tensor(lower_ctx *c, const char *name, const char *suffix, int type, int rank,
-                      const int32_t *shape) {
-    edgeq_qmodel *m = c->m;
-    if (m->n_t == m->cap_t) {
-        int cap = m->cap_t ? m->cap_t * 2 : 64;
-        edgeq_qtensor *t = realloc(m->t, (size_t)cap * sizeof *t);
-        if (!t) return -1;
-        m->t = t;
-        m->cap_t = cap;
-    }
-    edgeq_qtensor *t = &m->t[m->n_t];
-    memset(t, 0, sizeof *t);
-    size_t n1 = strlen(name), n2 = suffix ? strlen(suffix) : 0;
-    t->name = malloc(n1 + n2 + 1);
-    if (!t->name) return -1;
-    memcpy(t->name, name, n1);
-    if (n2) memcpy(t->name + n1, suffix, n2);
-    t->name[n1 + n2] = 0;
-    t->type = type;
-    t->rank = rank;
-    for (int i = 0; i < rank; i++) t->shape[i] = shape[i];
-    t->bytes = numel_of(rank, shape) * type_size(type);
-    t->node = -1;
-    return m->n_t++;
-}
-
-static int set_q(edgeq_qtensor *t, int n, const float *scale, const int64_t *zp, int qdim) {
-    free(t->scale);
-    free(t->zero_point);
-    t->scale = malloc((size_t)n * sizeof *t->scale);
-    t->zero_point = calloc((size_t)n, sizeof *t->zero_point);
-    if (!t->scale || !t->zero_point) return -1;
-    memcpy(t->scale, scale, (size_t)n * sizeof *scale);
-    if (zp) memcpy(t->zero_point, zp, (size_t)n * sizeof *zp);
-    t->n_q = n;
-    t->qdim = qdim;
-    return 0;
-}
-
-static int set_q1(edgeq_qtensor *t, float scale, int64_t zp) { return set_q(t, 1, &scale, &zp, 0); }
-
-static int copy_q(edgeq_qtensor *dst, const edgeq_qtensor *src) {
-    return set_q(dst, src->n_q, src->scale, src->zero_point, src->qdim);
-}
-
-static int same_q(const edgeq_qtensor *a, const edgeq_qtensor *b) {
-    return a->n_q == 1 && b->n_q == 1 && a->scale[0] == b->scale[0] &&
-           a->zero_point[0] == b->zero_point[0];
-}
-
-/* A constant tensor that takes ownership of `data` (freed on failure). */
-static int const_tensor(lower_ctx *c, const char *name, const char *suffix, int type, int rank,
-                        const int32_t *shape, void *data) {
-    int t = new_tensor(c, name, suffix, type, rank, shape);
-    if (t < 0) {
-        free(data);
-        return -1;
-    }
-    c->m->t[t].data = data;
-    return t;
-}
-
-static int i32_const(lower_ctx *c, const char *name, const char *suffix, int rank,
-                     const int32_t *shape, const int32_t *values) {
-    size_t n = numel_of(rank, shape);
-    int32_t *d = malloc((n ? n : 1) * sizeof *d);
-    if (!d) return -1;
-    memcpy(d, values, n * sizeof *d);
-    return const_tensor(c, name, suffix, EDGE_INT32, rank, shape, d);
-}
-
-static edgeq_qop *new_op(lower_ctx *c, int code, int version, int node) {
-    edgeq_qmodel *m = c->m;
-    if (m->n_ops == m->cap_ops) {
-        int cap = m->cap_ops ? m->cap_ops * 2 : 64;
-        edgeq_qop *o = realloc(m->ops, (size_t)cap * sizeof *o);
-        if (!o) return NULL;
-        m->ops = o;
-        m->cap_ops = cap;
-    }
-    edgeq_qop *op = &m->ops[m->n_ops++];
-    memset(op, 0, sizeof *op);
-    op->code = code;
-    op->version = version;
-    op->node = node;
-    op->o.stride_w = op->o.stride_h = op->o.dil_w = op->o.dil_h = 1;
-    return op;
-}
-
-static edgeq_qop *op1(lower_ctx *c, int code, int version, int node, int in, int out) {
-    edgeq_qop *op = new_op(c, code, version, node);
-    if (!op) return NULL;
-    op->n_in = 1;
-    op->in[0] = in;
-    op->n_out = 1;
-    op->out[0] = out;
-    return op;
-}
-
-static void shape_of(const edgeq_node *n, int32_t *shape) {
-    for (int i = 0; i < n->rank; i++) shape[i] = n->shape[i];
-}
-
-/* The int8 output tensor of node i with the converter's parameters for the
- * range [lo, hi]. */
-static int act_tensor_range(lower_ctx *c, int i, const char *suffix, int rank,
-                            const int32_t *shape, float lo, float hi) {
-    const edgeq_node *n = &c->g->nodes[i];
-    if (c->flt) {
-        int ft = new_tensor(c, n->name, suffix, node_type(c, i), rank, shape);
-        if (ft < 0) return oom(c);
-        c->m->t[ft].node = i;
-        return ft;
-    }
-    float s;
-    int32_t zp;
-    if (edgeq_act_qparams(lo, hi, &s, &zp) != 0)
-        return failf(c, EDGEQ_LOWER_FAIL,
-                     "layer '%s' (%s): its calibrated output range [%g, %g] is not usable "
-                     "(NaN or infinite values: check the calibration data and the weights)",
-                     n->name, n->keras_class, (double)lo, (double)hi);
-    int t = new_tensor(c, n->name, suffix, EDGE_INT8, rank, shape);
-    if (t < 0 || set_q1(&c->m->t[t], s, zp)) return oom(c);
-    c->m->t[t].node = i;
-    return t;
-}
-
-static int act_tensor(lower_ctx *c, int i) {
-    const edgeq_node *n = &c->g->nodes[i];
-    if (!n->calibrated && !c->flt)
-        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s) has no calibration range", n->name,
-                     n->keras_class);
-    int32_t shape[EDGEQ_MAX_RANK];
-    shape_of(n, shape);
-    return act_tensor_range(c, i, NULL, n->rank, shape, n->range_min, n->range_max);
-}
-
-/* An int8 tensor with the given parameters. */
-static int fixed_tensor(lower_ctx *c, int i, const char *suffix, float scale, int32_t zp) {
-    const edgeq_node *n = &c->g->nodes[i];
-    int32_t shape[EDGEQ_MAX_RANK];
-    shape_of(n, shape);
-    if (c->flt) return act_tensor_range(c, i, suffix, n->rank, shape, 0.0f, 0.0f);
-    int t = new_tensor(c, n->name, suffix, EDGE_INT8, n->rank, shape);
-    if (t < 0 || set_q1(&c->m->t[t], scale, zp)) return oom(c);
-    c->m->t[t].node = i;
-    return t;
-}
-
-/* A tensor of node i's shape with the parameters of tensor `like`. */
-static int same_tensor(lower_ctx *c, int i, const char *suffix, int rank, const int32_t *shape,
-                       int like) {
-    const edgeq_node *n = &c->g->nodes[i];
-    if (c->flt) {
-        /* Data movement keeps its input's type, except for the node's own
-         * output towards a model output (edgeq_lower made its input
-         * FLOAT32 too); intermediate steps (suffix) keep it always. */
-        int type = c->want_f32[i] && !suffix ? EDGE_FLOAT32 : c->m->t[like].type;
-        int ft = new_tensor(c, n->name, suffix, type, rank, shape);
-        if (ft < 0) return oom(c);
-        c->m->t[ft].node = i;
-        return ft;
-    }
-    int t = new_tensor(c, n->name, suffix, EDGE_INT8, rank, shape);
-    if (t < 0 || copy_q(&c->m->t[t], &c->m->t[like])) return oom(c);
-    c->m->t[t].node = i;
-    return t;
-}
+/* ---- model building: lower_ctx.h, emit.c ---- */
 
 static int fused_act(lower_ctx *c, const edgeq_node *n, int *act) {
     switch (n->act) {
@@ -315,7 +97,7 @@ static int fused_act(lower_ctx *c, const edgeq_node *n, int *act) {
     case EDGEQ_ACT_RELU6: *act = EDGE_ACTIVATION_FUNCTION_TYPE_RELU6; return 0;
     case EDGEQ_ACT_RELU_N1_TO_1: *act = EDGE_ACTIVATION_FUNCTION_TYPE_RELU_N1_TO_1; return 0;
     default:
-        return failf(c, EDGEQ_LOWER_UNSUPPORTED,
+        return lq_failf(c, EDGEQ_LOWER_UNSUPPORTED,
                      "layer '%s' (%s): activation '%s' cannot be fused into %s in int8 TFLite",
                      n->name, n->keras_class, edgeq_act_name(n->act), edgeq_op_name(n->op));
     }
@@ -348,7 +130,7 @@ static int quantize_weights(lower_ctx *c, const edgeq_node *n, const float *w, s
     if (!mn || !mx) {
         free(mn);
         free(mx);
-        return oom(c);
+        return lq_oom(c);
     }
     for (size_t e = 0; e < count; e++) {
         int ch = inner ? (int)(e % (size_t)C) : (int)(e / per);
@@ -356,7 +138,7 @@ static int quantize_weights(lower_ctx *c, const edgeq_node *n, const float *w, s
         if (!isfinite(v)) {
             free(mn);
             free(mx);
-            return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): a weight is NaN or infinite",
+            return lq_failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): a weight is NaN or infinite",
                          n->name, n->keras_class);
         }
         if (v < mn[ch]) mn[ch] = v;
@@ -376,7 +158,7 @@ static int quantize_weights(lower_ctx *c, const edgeq_node *n, const float *w, s
     free(mx);
     for (int k = 0; k < C; k++)
         if (bias && !isfinite(bias[k]))
-            return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): a bias is NaN or infinite",
+            return lq_failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): a bias is NaN or infinite",
                          n->name, n->keras_class);
     for (int k = 0; k < nq; k++) bscale[k] = in_scale * wscale[k];
     if (bias && per_channel) {
@@ -401,7 +183,7 @@ static int quantize_weights(lower_ctx *c, const edgeq_node *n, const float *w, s
     for (int k = 0; k < nq; k++)
         if (!(wscale[k] > 0.0f) || !isfinite(wscale[k]) || !(bscale[k] > 0.0f) ||
             !isfinite(bscale[k]))
-            return failf(c, EDGEQ_LOWER_FAIL,
+            return lq_failf(c, EDGEQ_LOWER_FAIL,
                          "layer '%s' (%s): weights or bias cannot be quantized (scale %g)",
                          n->name, n->keras_class, (double)wscale[k]);
     for (size_t e = 0; e < count; e++) {
@@ -430,9 +212,9 @@ static int float_const(lower_ctx *c, const char *name, const char *suffix, int t
         }
         edgeq_bf16_pack(v, n, d);
         free(v);
-        return const_tensor(c, name, suffix, type, rank, shape, d);
+        return lq_const_tensor(c, name, suffix, type, rank, shape, d);
     }
-    return const_tensor(c, name, suffix, type, rank, shape, v);
+    return lq_const_tensor(c, name, suffix, type, rank, shape, v);
 }
 
 /* Float files: the filter in the weight type, the bias (zeros when the
@@ -443,11 +225,11 @@ static int float_weight_tensors(lower_ctx *c, int i, float *wt, size_t count, in
     *wt_t = float_const(c, n->name, "/kernel", c->wtype, rank, wshape, wt, count);
     if (*wt_t < 0) {
         free(b);
-        return oom(c);
+        return lq_oom(c);
     }
     int32_t bshape[1] = {C};
     *b_t = float_const(c, n->name, "/bias", EDGE_FLOAT32, 1, bshape, b, (size_t)C);
-    return *b_t < 0 ? oom(c) : 0;
+    return *b_t < 0 ? lq_oom(c) : 0;
 }
 
 /* Weight + bias tensors of a conv-like node from float arrays in TFLite
@@ -463,21 +245,21 @@ static int weight_tensors(lower_ctx *c, int i, float *wt, size_t count, int rank
     int32_t *bq = malloc((size_t)C * sizeof *bq);
     int rc = 0;
     if (!ws || !bs || !q || !bq) {
-        rc = oom(c);
+        rc = lq_oom(c);
         goto out;
     }
     rc = quantize_weights(c, n, wt, count, C, inner, per_channel, b, in_scale, ws, q, bs, bq);
     if (rc) goto out;
-    *wt_t = const_tensor(c, n->name, "/kernel", EDGE_INT8, rank, wshape, q);
+    *wt_t = lq_const_tensor(c, n->name, "/kernel", EDGE_INT8, rank, wshape, q);
     q = NULL;
-    if (*wt_t < 0 || set_q(&c->m->t[*wt_t], nq, ws, NULL, per_channel ? qdim : 0)) {
-        rc = oom(c);
+    if (*wt_t < 0 || lq_set_q(&c->m->t[*wt_t], nq, ws, NULL, per_channel ? qdim : 0)) {
+        rc = lq_oom(c);
         goto out;
     }
     int32_t bshape[1] = {C};
-    *b_t = const_tensor(c, n->name, "/bias", EDGE_INT32, 1, bshape, bq);
+    *b_t = lq_const_tensor(c, n->name, "/bias", EDGE_INT32, 1, bshape, bq);
     bq = NULL;
-    if (*b_t < 0 || set_q(&c->m->t[*b_t], nq, bs, NULL, 0)) rc = oom(c);
+    if (*b_t < 0 || lq_set_q(&c->m->t[*b_t], nq, bs, NULL, 0)) rc = lq_oom(c);
 out:
     free(ws);
     free(bs);
@@ -488,26 +270,22 @@ out:
     return rc;
 }
 
-static int in_t(lower_ctx *c, const edgeq_node *n, int k) { return c->node_t[n->in[k]]; }
-
-static float tscale(lower_ctx *c, int t) { return c->flt ? 0.0f : c->m->t[t].scale[0]; }
-
 static int lower_conv(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
     const edgeq_node *ni = &c->g->nodes[n->in[0]];
     if (n->rank != 4 || ni->rank != 4)
-        return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): only 2-D convolutions of NHWC tensors are supported",
+        return lq_failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): only 2-D convolutions of NHWC tensors are supported",
                      n->name, n->keras_class);
     int kh = n->kh, kw = n->kw, groups = n->groups, cout = n->shape[3];
     /* Grouped: TFLite reads the groups from input channels / filter input
      * channels; the filter stays [cout][kh][kw][cin / groups]. */
     if (groups < 1 || ni->shape[3] % groups || cout % groups)
-        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): %d groups do not divide the channels",
+        return lq_failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): %d groups do not divide the channels",
                      n->name, n->keras_class, groups);
     int cin = ni->shape[3] / groups;
     size_t count = (size_t)kh * kw * cin * cout;
     if (!n->kernel || n->kernel_len != count || (n->bias && n->bias_len != (size_t)cout))
-        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): kernel/bias sizes do not match the layer",
+        return lq_failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): kernel/bias sizes do not match the layer",
                      n->name, n->keras_class);
     int act;
     int rc = fused_act(c, n, &act);
@@ -517,7 +295,7 @@ static int lower_conv(lower_ctx *c, int i) {
     if (!wt || !b) {
         free(wt);
         free(b);
-        return oom(c);
+        return lq_oom(c);
     }
     /* [kh][kw][cin][cout] -> [cout][kh][kw][cin] */
     for (int y = 0; y < kh; y++)
@@ -529,16 +307,16 @@ static int lower_conv(lower_ctx *c, int i) {
                     if (o != 0.0f) b[co] += o * v; /* 0 * Inf would be NaN */
                 }
     for (int co = 0; co < cout; co++) b[co] += n->bias ? n->bias[co] : 0.0f;
-    int in = in_t(c, n, 0);
+    int in = lq_in_t(c, n, 0);
     int32_t wshape[4] = {cout, kh, kw, cin};
     int wt_t, b_t;
-    rc = weight_tensors(c, i, wt, count, 4, wshape, cout, 0, 1, 0, b, tscale(c, in), &wt_t, &b_t);
+    rc = weight_tensors(c, i, wt, count, 4, wshape, cout, 0, 1, 0, b, lq_tscale(c, in), &wt_t, &b_t);
     if (rc) return rc;
-    int out = act_tensor(c, i);
+    int out = lq_act_tensor(c, i);
     if (out < 0) return out;
     /* op_version.cc: int8 is 3, grouped convolution 6. */
-    edgeq_qop *op = new_op(c, EDGE_BUILTIN_CONV_2D, groups > 1 ? 6 : ver(c, 3), i);
-    if (!op) return oom(c);
+    edgeq_qop *op = lq_new_op(c, EDGE_BUILTIN_CONV_2D, groups > 1 ? 6 : lq_ver(c, 3), i);
+    if (!op) return lq_oom(c);
     op->n_in = 3;
     op->in[0] = in;
     op->in[1] = wt_t;
@@ -559,14 +337,14 @@ static int lower_depthwise(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
     const edgeq_node *ni = &c->g->nodes[n->in[0]];
     if (n->rank != 4 || ni->rank != 4)
-        return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): only 2-D convolutions of NHWC tensors are supported",
+        return lq_failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): only 2-D convolutions of NHWC tensors are supported",
                      n->name, n->keras_class);
     int kh = n->kh, kw = n->kw, cin = ni->shape[3], mult = n->depth_multiplier;
     int C = cin * mult;
     size_t count = (size_t)kh * kw * C;
     if (C != n->shape[3] || !n->kernel || n->kernel_len != count ||
         (n->bias && n->bias_len != (size_t)C))
-        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): kernel/bias sizes do not match the layer",
+        return lq_failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): kernel/bias sizes do not match the layer",
                      n->name, n->keras_class);
     int act;
     int rc = fused_act(c, n, &act);
@@ -576,7 +354,7 @@ static int lower_depthwise(lower_ctx *c, int i) {
     if (!wt || !b) {
         free(wt);
         free(b);
-        return oom(c);
+        return lq_oom(c);
     }
     /* [kh][kw][cin][m] is already [1][kh][kw][cin*m] in memory. */
     for (size_t e = 0; e < count; e++) {
@@ -584,17 +362,17 @@ static int lower_depthwise(lower_ctx *c, int i) {
         if (o != 0.0f) b[e % (size_t)C] += o * n->kernel[e];
     }
     for (int k = 0; k < C; k++) b[k] += n->bias ? n->bias[k] : 0.0f;
-    int in = in_t(c, n, 0);
+    int in = lq_in_t(c, n, 0);
     int32_t wshape[4] = {1, kh, kw, C};
     int wt_t, b_t;
-    rc = weight_tensors(c, i, wt, count, 4, wshape, C, 1, 1, 3, b, tscale(c, in), &wt_t, &b_t);
+    rc = weight_tensors(c, i, wt, count, 4, wshape, C, 1, 1, 3, b, lq_tscale(c, in), &wt_t, &b_t);
     if (rc) return rc;
-    int out = act_tensor(c, i);
+    int out = lq_act_tensor(c, i);
     if (out < 0) return out;
     /* float: 1, 2 with dilation */
     int dw_version = c->flt ? (n->dil_w > 1 || n->dil_h > 1 ? 2 : 1) : 3;
-    edgeq_qop *op = new_op(c, EDGE_BUILTIN_DEPTHWISE_CONV_2D, dw_version, i);
-    if (!op) return oom(c);
+    edgeq_qop *op = lq_new_op(c, EDGE_BUILTIN_DEPTHWISE_CONV_2D, dw_version, i);
+    if (!op) return lq_oom(c);
     op->n_in = 3;
     op->in[0] = in;
     op->in[1] = wt_t;
@@ -618,7 +396,7 @@ static int lower_dense(lower_ctx *c, int i) {
     int N = ni->shape[ni->rank - 1], U = n->shape[n->rank - 1];
     size_t count = (size_t)N * U;
     if (!n->kernel || n->kernel_len != count || (n->bias && n->bias_len != (size_t)U))
-        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): kernel/bias sizes do not match the layer",
+        return lq_failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): kernel/bias sizes do not match the layer",
                      n->name, n->keras_class);
     int act;
     int rc = fused_act(c, n, &act);
@@ -628,7 +406,7 @@ static int lower_dense(lower_ctx *c, int i) {
     if (!wt || !b) {
         free(wt);
         free(b);
-        return oom(c);
+        return lq_oom(c);
     }
     /* [in][out] -> [out][in] */
     for (int k = 0; k < N; k++)
@@ -638,19 +416,19 @@ static int lower_dense(lower_ctx *c, int i) {
             if (o != 0.0f) b[u] += o * v;
         }
     for (int u = 0; u < U; u++) b[u] += n->bias ? n->bias[u] : 0.0f;
-    int in = in_t(c, n, 0);
+    int in = lq_in_t(c, n, 0);
     int32_t wshape[2] = {U, N};
     int pc = c->o->dense_per_channel;
     int wt_t, b_t;
-    rc = weight_tensors(c, i, wt, count, 2, wshape, U, 0, pc, 0, b, tscale(c, in), &wt_t, &b_t);
+    rc = weight_tensors(c, i, wt, count, 2, wshape, U, 0, pc, 0, b, lq_tscale(c, in), &wt_t, &b_t);
     if (rc) return rc;
-    int out = act_tensor(c, i);
+    int out = lq_act_tensor(c, i);
     if (out < 0) return out;
     int keep = ni->rank > 2;
     /* op_version.cc: int8 is 4 (per-channel too, as TF 2.21 writes it),
      * keep_num_dims 5. */
-    edgeq_qop *op = new_op(c, EDGE_BUILTIN_FULLY_CONNECTED, keep ? 5 : ver(c, 4), i);
-    if (!op) return oom(c);
+    edgeq_qop *op = lq_new_op(c, EDGE_BUILTIN_FULLY_CONNECTED, keep ? 5 : lq_ver(c, 4), i);
+    if (!op) return lq_oom(c);
     op->n_in = 3;
     op->in[0] = in;
     op->in[1] = wt_t;
@@ -679,25 +457,25 @@ static int lower_elementwise(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
     int code = n->op == EDGEQ_OP_ADD ? EDGE_BUILTIN_ADD : n->op == EDGEQ_OP_SUBTRACT ? EDGE_BUILTIN_SUB : EDGE_BUILTIN_MUL;
     if (n->n_in < 1 || (n->op == EDGEQ_OP_SUBTRACT && n->n_in != 2))
-        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): wrong number of inputs (%d)", n->name,
+        return lq_failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): wrong number of inputs (%d)", n->name,
                      n->keras_class, n->n_in);
     int act;
     int rc = fused_act(c, n, &act);
     if (rc) return rc;
     if (n->n_in == 1 && act == EDGE_ACTIVATION_FUNCTION_TYPE_NONE) {
-        c->node_t[i] = in_t(c, n, 0);
+        c->node_t[i] = lq_in_t(c, n, 0);
         return 0;
     }
-    int a = in_t(c, n, 0);
+    int a = lq_in_t(c, n, 0);
     const edgeq_node *n0 = &c->g->nodes[n->in[0]];
     double lo = n0->range_min, hi = n0->range_max;
     for (int k = 1; k < n->n_in; k++) {
-        int b = in_t(c, n, k);
+        int b = lq_in_t(c, n, k);
         const edgeq_node *nk = &c->g->nodes[n->in[k]];
         int last = k == n->n_in - 1;
         int out;
         if (last) {
-            out = act_tensor(c, i);
+            out = lq_act_tensor(c, i);
         } else {
             /* A partial sum or product of a chain: bound it by interval
              * arithmetic on the inputs' ranges. */
@@ -718,11 +496,11 @@ static int lower_elementwise(lower_ctx *c, int i) {
             int r;
             int32_t shape[EDGEQ_QT_MAX_RANK];
             broadcast_shape(&c->m->t[a], &c->m->t[b], &r, shape);
-            out = act_tensor_range(c, i, suf, r, shape, (float)lo, (float)hi);
+            out = lq_act_tensor_range(c, i, suf, r, shape, (float)lo, (float)hi);
         }
         if (out < 0) return out;
-        edgeq_qop *op = new_op(c, code, ver(c, 2), i);
-        if (!op) return oom(c);
+        edgeq_qop *op = lq_new_op(c, code, lq_ver(c, 2), i);
+        if (!op) return lq_oom(c);
         op->n_in = 2;
         op->in[0] = a;
         op->in[1] = b;
@@ -780,24 +558,24 @@ static int retarget_chain(lower_ctx *c, int j, int like) {
     /* The own-range op's output tensor must be its own (not an alias). */
     int top = chain[n - 1];
     if (c->m->t[c->node_t[top]].node != top) return 0;
-    if (copy_q(&c->m->t[c->node_t[top]], &c->m->t[like])) return oom(c);
+    if (lq_copy_q(&c->m->t[c->node_t[top]], &c->m->t[like])) return lq_oom(c);
     for (int k = 0; k < n - 1; k++)
         for (int t = 0; t < c->m->n_t; t++)
             if (c->m->t[t].node == chain[k] && !c->m->t[t].data && c->m->t[t].type == EDGE_INT8)
-                if (copy_q(&c->m->t[t], &c->m->t[like])) return oom(c);
+                if (lq_copy_q(&c->m->t[t], &c->m->t[like])) return lq_oom(c);
     return 1;
 }
 
 static int lower_concat(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
     if (n->n_in > EDGEQ_QOP_MAX_IN)
-        return failf(c, EDGEQ_LOWER_UNSUPPORTED,
+        return lq_failf(c, EDGEQ_LOWER_UNSUPPORTED,
                      "layer '%s' (%s): concatenating %d tensors (at most %d are supported)",
                      n->name, n->keras_class, n->n_in, EDGEQ_QOP_MAX_IN);
     if (n->axis < 0 || n->axis >= n->rank)
-        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): axis %d out of range", n->name,
+        return lq_failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s): axis %d out of range", n->name,
                      n->keras_class, n->axis);
-    int out = act_tensor(c, i);
+    int out = lq_act_tensor(c, i);
     if (out < 0) return out;
     int ins[EDGEQ_QOP_MAX_IN];
     /* TFLite's int8 CONCATENATION wants every input on the output's scale
@@ -805,22 +583,22 @@ static int lower_concat(lower_ctx *c, int i) {
     for (int k = 0; k < n->n_in; k++) {
         int j = n->in[k];
         int t = c->node_t[j];
-        if (!c->flt && !same_q(&c->m->t[t], &c->m->t[out])) {
+        if (!c->flt && !lq_same_q(&c->m->t[t], &c->m->t[out])) {
             int rc = retarget_chain(c, j, out);
             if (rc < 0) return rc;
             if (rc == 0) {
-                int r = new_tensor(c, c->m->t[t].name, "/requantized", EDGE_INT8,
+                int r = lq_new_tensor(c, c->m->t[t].name, "/requantized", EDGE_INT8,
                                    c->m->t[t].rank, c->m->t[t].shape);
-                if (r < 0 || copy_q(&c->m->t[r], &c->m->t[out])) return oom(c);
+                if (r < 0 || lq_copy_q(&c->m->t[r], &c->m->t[out])) return lq_oom(c);
                 c->m->t[r].node = j;
-                if (!op1(c, EDGE_BUILTIN_QUANTIZE, 2, i, t, r)) return oom(c);
+                if (!lq_op1(c, EDGE_BUILTIN_QUANTIZE, 2, i, t, r)) return lq_oom(c);
                 t = r;
             }
         }
         ins[k] = t;
     }
-    edgeq_qop *op = new_op(c, EDGE_BUILTIN_CONCATENATION, ver(c, 2), i);
-    if (!op) return oom(c);
+    edgeq_qop *op = lq_new_op(c, EDGE_BUILTIN_CONCATENATION, lq_ver(c, 2), i);
+    if (!op) return lq_oom(c);
     op->n_in = n->n_in;
     for (int k = 0; k < n->n_in; k++) op->in[k] = ins[k];
     op->n_out = 1;
@@ -833,17 +611,17 @@ static int lower_concat(lower_ctx *c, int i) {
 static int lower_pool(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
     if (n->rank != 4)
-        return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): pooling needs an NHWC tensor",
+        return lq_failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): pooling needs an NHWC tensor",
                      n->name, n->keras_class);
-    int in = in_t(c, n, 0);
+    int in = lq_in_t(c, n, 0);
     int32_t shape[EDGEQ_MAX_RANK];
-    shape_of(n, shape);
+    lq_shape_of(n, shape);
     /* float: pooling computes, so it writes the activation type */
-    int out = c->flt ? act_tensor(c, i) : same_tensor(c, i, NULL, n->rank, shape, in);
+    int out = c->flt ? lq_act_tensor(c, i) : lq_same_tensor(c, i, NULL, n->rank, shape, in);
     if (out < 0) return out;
-    edgeq_qop *op = op1(c, n->op == EDGEQ_OP_MAXPOOL ? EDGE_BUILTIN_MAX_POOL_2D : EDGE_BUILTIN_AVERAGE_POOL_2D,
-                        ver(c, 2), i, in, out);
-    if (!op) return oom(c);
+    edgeq_qop *op = lq_op1(c, n->op == EDGEQ_OP_MAXPOOL ? EDGE_BUILTIN_MAX_POOL_2D : EDGE_BUILTIN_AVERAGE_POOL_2D,
+                        lq_ver(c, 2), i, in, out);
+    if (!op) return lq_oom(c);
     op->o.padding = n->pad_same ? 0 : 1;
     op->o.stride_w = n->stride_w;
     op->o.stride_h = n->stride_h;
@@ -860,12 +638,12 @@ static int reshape_to(lower_ctx *c, int i, int in, const char *suffix, int rank,
     int32_t vs[1] = {rank};
     char suf[64];
     snprintf(suf, sizeof suf, "%s/shape", suffix ? suffix : "");
-    int st = i32_const(c, n->name, suf, 1, vs, shape);
-    if (st < 0) return oom(c);
-    int out = same_tensor(c, i, suffix, rank, shape, in);
+    int st = lq_i32_const(c, n->name, suf, 1, vs, shape);
+    if (st < 0) return lq_oom(c);
+    int out = lq_same_tensor(c, i, suffix, rank, shape, in);
     if (out < 0) return out;
-    edgeq_qop *op = new_op(c, EDGE_BUILTIN_RESHAPE, 1, i);
-    if (!op) return oom(c);
+    edgeq_qop *op = lq_new_op(c, EDGE_BUILTIN_RESHAPE, 1, i);
+    if (!op) return lq_oom(c);
     op->n_in = 2;
     op->in[0] = in;
     op->in[1] = st;
@@ -878,27 +656,27 @@ static int reshape_to(lower_ctx *c, int i, int in, const char *suffix, int rank,
 static int lower_reshape(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
     int32_t shape[EDGEQ_MAX_RANK];
-    shape_of(n, shape);
-    return reshape_to(c, i, in_t(c, n, 0), NULL, n->rank, shape, &c->node_t[i]);
+    lq_shape_of(n, shape);
+    return reshape_to(c, i, lq_in_t(c, n, 0), NULL, n->rank, shape, &c->node_t[i]);
 }
 
 static int lower_global_avg(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
     const edgeq_node *ni = &c->g->nodes[n->in[0]];
     if (ni->rank < 3)
-        return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): needs an input of rank 3 or 4",
+        return lq_failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): needs an input of rank 3 or 4",
                      n->name, n->keras_class);
     int32_t axes[EDGEQ_MAX_RANK], na = 0;
     for (int k = 1; k < ni->rank - 1; k++) axes[na++] = k;
     int32_t ashape[1] = {na};
-    int at = i32_const(c, n->name, "/axes", 1, ashape, axes);
-    if (at < 0) return oom(c);
-    int out = act_tensor(c, i);
+    int at = lq_i32_const(c, n->name, "/axes", 1, ashape, axes);
+    if (at < 0) return lq_oom(c);
+    int out = lq_act_tensor(c, i);
     if (out < 0) return out;
-    edgeq_qop *op = new_op(c, EDGE_BUILTIN_MEAN, ver(c, 2), i);
-    if (!op) return oom(c);
+    edgeq_qop *op = lq_new_op(c, EDGE_BUILTIN_MEAN, lq_ver(c, 2), i);
+    if (!op) return lq_oom(c);
     op->n_in = 2;
-    op->in[0] = in_t(c, n, 0);
+    op->in[0] = lq_in_t(c, n, 0);
     op->in[1] = at;
     op->n_out = 1;
     op->out[0] = out;
@@ -910,7 +688,7 @@ static int lower_global_avg(lower_ctx *c, int i) {
 static int lower_global_max(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
     const edgeq_node *ni = &c->g->nodes[n->in[0]];
-    int in = in_t(c, n, 0);
+    int in = lq_in_t(c, n, 0);
     int32_t s4[4];
     if (ni->rank == 4) {
         s4[0] = 1, s4[1] = ni->shape[1], s4[2] = ni->shape[2], s4[3] = ni->shape[3];
@@ -920,16 +698,16 @@ static int lower_global_max(lower_ctx *c, int i) {
         int rc = reshape_to(c, i, in, "/as_nhwc", 4, s4, &in);
         if (rc) return rc;
     } else {
-        return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): needs an input of rank 3 or 4",
+        return lq_failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): needs an input of rank 3 or 4",
                      n->name, n->keras_class);
     }
     int32_t p[4] = {1, 1, 1, s4[3]};
     int keep4 = n->rank == 4;
-    int out = c->flt ? act_tensor_range(c, i, keep4 ? NULL : "/pooled", 4, p, 0.0f, 0.0f)
-                     : same_tensor(c, i, keep4 ? NULL : "/pooled", 4, p, in);
+    int out = c->flt ? lq_act_tensor_range(c, i, keep4 ? NULL : "/pooled", 4, p, 0.0f, 0.0f)
+                     : lq_same_tensor(c, i, keep4 ? NULL : "/pooled", 4, p, in);
     if (out < 0) return out;
-    edgeq_qop *op = op1(c, EDGE_BUILTIN_MAX_POOL_2D, ver(c, 2), i, in, out);
-    if (!op) return oom(c);
+    edgeq_qop *op = lq_op1(c, EDGE_BUILTIN_MAX_POOL_2D, lq_ver(c, 2), i, in, out);
+    if (!op) return lq_oom(c);
     op->o.padding = 1;
     op->o.filter_h = s4[1];
     op->o.filter_w = s4[2];
@@ -938,7 +716,7 @@ static int lower_global_max(lower_ctx *c, int i) {
         return 0;
     }
     int32_t shape[EDGEQ_MAX_RANK];
-    shape_of(n, shape);
+    lq_shape_of(n, shape);
     return reshape_to(c, i, out, NULL, n->rank, shape, &c->node_t[i]);
 }
 
@@ -950,15 +728,15 @@ static int lower_pad(lower_ctx *c, int i) {
         p[2 * k + 1] = n->pad[k][1];
     }
     int32_t pshape[2] = {n->rank, 2};
-    int pt = i32_const(c, n->name, "/paddings", 2, pshape, p);
-    if (pt < 0) return oom(c);
-    int in = in_t(c, n, 0);
+    int pt = lq_i32_const(c, n->name, "/paddings", 2, pshape, p);
+    if (pt < 0) return lq_oom(c);
+    int in = lq_in_t(c, n, 0);
     int32_t shape[EDGEQ_MAX_RANK];
-    shape_of(n, shape);
-    int out = same_tensor(c, i, NULL, n->rank, shape, in);
+    lq_shape_of(n, shape);
+    int out = lq_same_tensor(c, i, NULL, n->rank, shape, in);
     if (out < 0) return out;
-    edgeq_qop *op = new_op(c, EDGE_BUILTIN_PAD, ver(c, 2), i);
-    if (!op) return oom(c);
+    edgeq_qop *op = lq_new_op(c, EDGE_BUILTIN_PAD, lq_ver(c, 2), i);
+    if (!op) return lq_oom(c);
     op->n_in = 2;
     op->in[0] = in;
     op->in[1] = pt;
@@ -982,8 +760,8 @@ static int scalar_const(lower_ctx *c, int i, const char *suffix, float v) {
     if (!d) return -1;
     d[0] = v < 0 ? -127 : 127;
     int32_t shape[1] = {1};
-    int t = const_tensor(c, c->g->nodes[i].name, suffix, EDGE_INT8, 1, shape, d);
-    if (t < 0 || set_q1(&c->m->t[t], fabsf(v) / 127.0f, 0)) return -1;
+    int t = lq_const_tensor(c, c->g->nodes[i].name, suffix, EDGE_INT8, 1, shape, d);
+    if (t < 0 || lq_set_q1(&c->m->t[t], fabsf(v) / 127.0f, 0)) return -1;
     return t;
 }
 
@@ -993,7 +771,7 @@ static int rescale_ops(lower_ctx *c, int i, int in, float lo, float hi, float s,
                        int *out_t) {
     const edgeq_node *n = &c->g->nodes[i];
     if (!isfinite(s) || !isfinite(o) || s == 0.0f)
-        return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): rescaling by %g",
+        return lq_failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): rescaling by %g",
                      n->name, n->keras_class, (double)s);
     if (s == 1.0f && o == 0.0f) {
         *out_t = in;
@@ -1002,19 +780,19 @@ static int rescale_ops(lower_ctx *c, int i, int in, float lo, float hi, float s,
     int x = in;
     if (s != 1.0f) {
         int st = scalar_const(c, i, "/scale", s);
-        if (st < 0) return oom(c);
+        if (st < 0) return lq_oom(c);
         int out;
         if (o == 0.0f) {
-            out = act_tensor(c, i);
+            out = lq_act_tensor(c, i);
         } else {
             float a = lo * s, b = hi * s;
             int32_t shape[EDGEQ_MAX_RANK];
-            shape_of(n, shape);
-            out = act_tensor_range(c, i, "/scaled", n->rank, shape, a < b ? a : b, a < b ? b : a);
+            lq_shape_of(n, shape);
+            out = lq_act_tensor_range(c, i, "/scaled", n->rank, shape, a < b ? a : b, a < b ? b : a);
         }
         if (out < 0) return out;
-        edgeq_qop *op = new_op(c, EDGE_BUILTIN_MUL, ver(c, 2), i);
-        if (!op) return oom(c);
+        edgeq_qop *op = lq_new_op(c, EDGE_BUILTIN_MUL, lq_ver(c, 2), i);
+        if (!op) return lq_oom(c);
         op->n_in = 2;
         op->in[0] = x;
         op->in[1] = st;
@@ -1024,11 +802,11 @@ static int rescale_ops(lower_ctx *c, int i, int in, float lo, float hi, float s,
     }
     if (o != 0.0f) {
         int ot = scalar_const(c, i, "/offset", o);
-        if (ot < 0) return oom(c);
-        int out = act_tensor(c, i);
+        if (ot < 0) return lq_oom(c);
+        int out = lq_act_tensor(c, i);
         if (out < 0) return out;
-        edgeq_qop *op = new_op(c, EDGE_BUILTIN_ADD, ver(c, 2), i);
-        if (!op) return oom(c);
+        edgeq_qop *op = lq_new_op(c, EDGE_BUILTIN_ADD, lq_ver(c, 2), i);
+        if (!op) return lq_oom(c);
         op->n_in = 2;
         op->in[0] = x;
         op->in[1] = ot;
@@ -1044,22 +822,22 @@ static int lower_rescale(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
     const edgeq_node *ni = &c->g->nodes[n->in[0]];
     if (!n->calibrated && !c->flt)
-        return failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s) has no calibration range", n->name,
+        return lq_failf(c, EDGEQ_LOWER_FAIL, "layer '%s' (%s) has no calibration range", n->name,
                      n->keras_class);
-    return rescale_ops(c, i, in_t(c, n, 0), ni->range_min, ni->range_max, n->scale, n->offset,
+    return rescale_ops(c, i, lq_in_t(c, n, 0), ni->range_min, ni->range_max, n->scale, n->offset,
                        &c->node_t[i]);
 }
 
 static int lower_softmax(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
     if (n->axis != n->rank - 1 && n->axis != 0)
-        return failf(c, EDGEQ_LOWER_UNSUPPORTED,
+        return lq_failf(c, EDGEQ_LOWER_UNSUPPORTED,
                      "layer '%s' (%s): softmax over axis %d (TFLite's is over the last axis)",
                      n->name, n->keras_class, n->axis);
-    int out = fixed_tensor(c, i, NULL, 1.0f / 256.0f, -128);
+    int out = lq_fixed_tensor(c, i, NULL, 1.0f / 256.0f, -128);
     if (out < 0) return out;
-    edgeq_qop *op = op1(c, EDGE_BUILTIN_SOFTMAX, ver(c, 2), i, in_t(c, n, 0), out);
-    if (!op) return oom(c);
+    edgeq_qop *op = lq_op1(c, EDGE_BUILTIN_SOFTMAX, lq_ver(c, 2), i, lq_in_t(c, n, 0), out);
+    if (!op) return lq_oom(c);
     op->o.beta = 1.0f;
     c->node_t[i] = out;
     return 0;
@@ -1067,7 +845,7 @@ static int lower_softmax(lower_ctx *c, int i) {
 
 static int lower_activation(lower_ctx *c, int i) {
     const edgeq_node *n = &c->g->nodes[i];
-    int in = in_t(c, n, 0);
+    int in = lq_in_t(c, n, 0);
     int code, version = 2, out;
     switch (n->act) {
     case EDGEQ_ACT_LINEAR: c->node_t[i] = in; return 0;
@@ -1080,18 +858,18 @@ static int lower_activation(lower_ctx *c, int i) {
     case EDGEQ_ACT_TANH: code = EDGE_BUILTIN_TANH; break;
     case EDGEQ_ACT_SOFTMAX: return lower_softmax(c, i);
     default:
-        return failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): activation '%s'", n->name,
+        return lq_failf(c, EDGEQ_LOWER_UNSUPPORTED, "layer '%s' (%s): activation '%s'", n->name,
                      n->keras_class, edgeq_act_name(n->act));
     }
     if (code == EDGE_BUILTIN_LOGISTIC)
-        out = fixed_tensor(c, i, NULL, 1.0f / 256.0f, -128);
+        out = lq_fixed_tensor(c, i, NULL, 1.0f / 256.0f, -128);
     else if (code == EDGE_BUILTIN_TANH)
-        out = fixed_tensor(c, i, NULL, 1.0f / 128.0f, 0);
+        out = lq_fixed_tensor(c, i, NULL, 1.0f / 128.0f, 0);
     else
-        out = act_tensor(c, i);
+        out = lq_act_tensor(c, i);
     if (out < 0) return out;
-    edgeq_qop *op = op1(c, code, ver(c, version), i, in, out);
-    if (!op) return oom(c);
+    edgeq_qop *op = lq_op1(c, code, lq_ver(c, version), i, in, out);
+    if (!op) return lq_oom(c);
     op->o.alpha = n->alpha;
     c->node_t[i] = out;
     return 0;
@@ -1150,16 +928,16 @@ static int lower_input(lower_ctx *c, int i) {
     const edgeq_node *n = &g->nodes[i];
     int slot = input_slot(g, i);
     if (slot < 0)
-        return failf(c, EDGEQ_LOWER_FAIL, "input layer '%s' is not among the model's inputs",
+        return lq_failf(c, EDGEQ_LOWER_FAIL, "input layer '%s' is not among the model's inputs",
                      n->name);
     if (!n->calibrated && !c->flt)
-        return failf(c, EDGEQ_LOWER_FAIL, "input '%s' has no calibration range", n->name);
+        return lq_failf(c, EDGEQ_LOWER_FAIL, "input '%s' has no calibration range", n->name);
     float s = 1.0f, o = 0.0f;
     if (g->input_folded[slot]) {
         s = g->input_scale_fold[slot];
         o = g->input_offset_fold[slot];
         if (!isfinite(s) || !isfinite(o) || s == 0.0f)
-            return failf(c, EDGEQ_LOWER_UNSUPPORTED, "input '%s': rescaling by %g", n->name,
+            return lq_failf(c, EDGEQ_LOWER_UNSUPPORTED, "input '%s': rescaling by %g", n->name,
                          (double)s);
     }
     /* The model input holds the raw values: y = x * s + o, so x = (y - o) / s. */
@@ -1170,14 +948,14 @@ static int lower_input(lower_ctx *c, int i) {
         hi = t;
     }
     int32_t shape[EDGEQ_MAX_RANK];
-    shape_of(n, shape);
+    lq_shape_of(n, shape);
     int raw;
     if (c->flt) { /* users feed float32 */
-        raw = new_tensor(c, n->name, NULL, EDGE_FLOAT32, n->rank, shape);
-        if (raw < 0) return oom(c);
+        raw = lq_new_tensor(c, n->name, NULL, EDGE_FLOAT32, n->rank, shape);
+        if (raw < 0) return lq_oom(c);
         c->m->t[raw].node = i;
     } else {
-        raw = act_tensor_range(c, i, NULL, n->rank, shape, lo, hi);
+        raw = lq_act_tensor_range(c, i, NULL, n->rank, shape, lo, hi);
     }
     if (raw < 0) return raw;
     int rt = raw;
@@ -1186,18 +964,18 @@ static int lower_input(lower_ctx *c, int i) {
     if (c->o->io != EDGEQ_IO_INT8 && !c->flt) {
         edgeq_qtensor *q = &c->m->t[raw];
         int type = c->o->io == EDGEQ_IO_UINT8 ? EDGE_UINT8 : EDGE_FLOAT32;
-        model_in = new_tensor(c, n->name, NULL, type, n->rank, shape);
-        if (model_in < 0) return oom(c);
+        model_in = lq_new_tensor(c, n->name, NULL, type, n->rank, shape);
+        if (model_in < 0) return lq_oom(c);
         q = &c->m->t[raw];
-        if (type == EDGE_UINT8 && set_q1(&c->m->t[model_in], q->scale[0], q->zero_point[0] + 128))
-            return oom(c);
+        if (type == EDGE_UINT8 && lq_set_q1(&c->m->t[model_in], q->scale[0], q->zero_point[0] + 128))
+            return lq_oom(c);
         c->m->t[model_in].node = i;
         char *nm = malloc(strlen(q->name) + 6);
-        if (!nm) return oom(c);
+        if (!nm) return lq_oom(c);
         sprintf(nm, "%s_int8", q->name);
         free(q->name);
         q->name = nm;
-        if (!op1(c, EDGE_BUILTIN_QUANTIZE, type == EDGE_UINT8 ? 2 : 1, -1, model_in, raw)) return oom(c);
+        if (!lq_op1(c, EDGE_BUILTIN_QUANTIZE, type == EDGE_UINT8 ? 2 : 1, -1, model_in, raw)) return lq_oom(c);
     }
     c->m->inputs[slot] = model_in;
     if (g->input_folded[slot] && !(s == 1.0f && o == 0.0f)) {
@@ -1224,7 +1002,7 @@ static int lower_outputs(lower_ctx *c) {
         int t = c->node_t[i];
         snprintf(c->m->io_names_out[k], EDGEQ_NAME_LEN, "%s", g->nodes[i].name);
         if (c->flt && c->m->t[t].type != EDGE_FLOAT32)
-            return failf(c, EDGEQ_LOWER_FAIL, "output '%s' would not be float32", g->nodes[i].name);
+            return lq_failf(c, EDGEQ_LOWER_FAIL, "output '%s' would not be float32", g->nodes[i].name);
         if (c->o->io == EDGEQ_IO_INT8 || c->flt) {
             c->m->outputs[k] = t;
             continue;
@@ -1233,21 +1011,21 @@ static int lower_outputs(lower_ctx *c) {
         int type = c->o->io == EDGEQ_IO_UINT8 ? EDGE_UINT8 : EDGE_FLOAT32;
         int32_t shape[EDGEQ_QT_MAX_RANK];
         memcpy(shape, q->shape, sizeof shape);
-        int ot = new_tensor(c, g->nodes[i].name, NULL, type, q->rank, shape);
-        if (ot < 0) return oom(c);
+        int ot = lq_new_tensor(c, g->nodes[i].name, NULL, type, q->rank, shape);
+        if (ot < 0) return lq_oom(c);
         q = &c->m->t[t];
-        if (type == EDGE_UINT8 && set_q1(&c->m->t[ot], q->scale[0], q->zero_point[0] + 128))
-            return oom(c);
+        if (type == EDGE_UINT8 && lq_set_q1(&c->m->t[ot], q->scale[0], q->zero_point[0] + 128))
+            return lq_oom(c);
         c->m->t[ot].node = i;
         if (strcmp(q->name, g->nodes[i].name) == 0) {
             char *nm = malloc(strlen(q->name) + 6);
-            if (!nm) return oom(c);
+            if (!nm) return lq_oom(c);
             sprintf(nm, "%s_int8", q->name);
             free(q->name);
             q->name = nm;
         }
-        if (!op1(c, type == EDGE_UINT8 ? EDGE_BUILTIN_QUANTIZE : EDGE_BUILTIN_DEQUANTIZE, 2, -1, t, ot))
-            return oom(c);
+        if (!lq_op1(c, type == EDGE_UINT8 ? EDGE_BUILTIN_QUANTIZE : EDGE_BUILTIN_DEQUANTIZE, 2, -1, t, ot))
+            return lq_oom(c);
         c->m->outputs[k] = ot;
     }
     c->m->n_outputs = g->n_outputs;
@@ -1264,7 +1042,7 @@ int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel
     c.act_type = opts->dtype == EDGEQ_DTYPE_BF16 && opts->act_bf16 ? EDGE_BFLOAT16
                                                                     : EDGE_FLOAT32;
     if (g->n <= 0 || g->n_inputs <= 0 || g->n_outputs <= 0 || g->n_inputs > 8 || g->n_outputs > 8)
-        return failf(&c, EDGEQ_LOWER_FAIL, "the model has no layers, inputs or outputs");
+        return lq_failf(&c, EDGEQ_LOWER_FAIL, "the model has no layers, inputs or outputs");
     int rc = 0;
     size_t nn = (size_t)g->n;
     c.node_t = malloc(nn * sizeof *c.node_t);
@@ -1273,7 +1051,7 @@ int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel
     c.fold_o = calloc(nn, sizeof *c.fold_o);
     c.want_f32 = calloc(nn, 1);
     if (!c.node_t || !c.n_users || !c.fold_s || !c.fold_o || !c.want_f32) {
-        rc = oom(&c);
+        rc = lq_oom(&c);
         goto done;
     }
     for (int i = 0; i < g->n; i++) {
@@ -1283,7 +1061,7 @@ int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel
         for (int k = 0; k < n->n_in; k++) {
             int p = n->in[k], dup = 0;
             if (p < 0 || p >= i) {
-                rc = failf(&c, EDGEQ_LOWER_FAIL, "layer '%s': input %d is not an earlier layer",
+                rc = lq_failf(&c, EDGEQ_LOWER_FAIL, "layer '%s': input %d is not an earlier layer",
                            n->name, k);
                 goto done;
             }
@@ -1293,7 +1071,7 @@ int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel
     }
     for (int k = 0; k < g->n_outputs; k++) {
         if (g->outputs[k] < 0 || g->outputs[k] >= g->n) {
-            rc = failf(&c, EDGEQ_LOWER_FAIL, "output %d is not a layer", k);
+            rc = lq_failf(&c, EDGEQ_LOWER_FAIL, "output %d is not a layer", k);
             goto done;
         }
         c.n_users[g->outputs[k]]++;
@@ -1321,12 +1099,12 @@ int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel
         const edgeq_node *n = &g->nodes[i];
         for (int k = 0; k < n->n_in; k++)
             if (c.node_t[n->in[k]] < 0) {
-                rc = failf(&c, EDGEQ_LOWER_FAIL, "layer '%s': input '%s' was not lowered", n->name,
+                rc = lq_failf(&c, EDGEQ_LOWER_FAIL, "layer '%s': input '%s' was not lowered", n->name,
                            g->nodes[n->in[k]].name);
                 goto done;
             }
         if (n->op != EDGEQ_OP_INPUT && n->n_in < 1) {
-            rc = failf(&c, EDGEQ_LOWER_FAIL, "layer '%s' (%s) has no input", n->name,
+            rc = lq_failf(&c, EDGEQ_LOWER_FAIL, "layer '%s' (%s) has no input", n->name,
                        n->keras_class);
             goto done;
         }
@@ -1350,7 +1128,7 @@ int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel
         case EDGEQ_OP_ACTIVATION: rc = lower_activation(&c, i); break;
         case EDGEQ_OP_IDENTITY: c.node_t[i] = c.node_t[n->in[0]]; break;
         default:
-            rc = failf(&c, EDGEQ_LOWER_UNSUPPORTED,
+            rc = lq_failf(&c, EDGEQ_LOWER_UNSUPPORTED,
                        "layer '%s' (%s): %s has no int8 lowering (the passes should have removed it)",
                        n->name, n->keras_class, edgeq_op_name(n->op));
         }
@@ -1359,7 +1137,7 @@ int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel
     if (rc == 0) rc = lower_outputs(&c);
     if (rc == 0)
         for (int k = 0; k < g->n_inputs; k++)
-            if (m->inputs[k] < 0) rc = failf(&c, EDGEQ_LOWER_FAIL, "input %d was not lowered", k);
+            if (m->inputs[k] < 0) rc = lq_failf(&c, EDGEQ_LOWER_FAIL, "input %d was not lowered", k);
 done:
     free(c.node_t);
     free(c.n_users);
@@ -1392,7 +1170,7 @@ void edgeq_qop_param_bytes_as(const edgeq_qmodel *m, int i, size_t *f32, size_t 
     for (int k = 0; k < op->n_in; k++) {
         if (op->in[k] < 0 || !m->t[op->in[k]].data) continue;
         const edgeq_qtensor *t = &m->t[op->in[k]];
-        size_t n = numel_of(t->rank, t->shape);
+        size_t n = lq_numel_of(t->rank, t->shape);
         if (weighted && k == 1) { /* filter: channels are dimension 0 (depthwise: 3) */
             size_t ch = (size_t)(op->code == EDGE_BUILTIN_DEPTHWISE_CONV_2D && t->rank == 4 ? t->shape[3]
                                                                                  : t->shape[0]);
