@@ -25,7 +25,8 @@ FUZZ_ENGINE_OBJ = $(ENGINE_SRC:%.c=$(FUZZ_DIR)/%.o)
 # The Keras config harness links the config walker and shape inference,
 # not the HDF5 reader (libhdf5 1.10 crashes on damaged files by itself;
 # keras/keras_load.c runs it in a forked child for that reason).
-FUZZ_KERAS_SRC = quantize/keras/keras_config.c quantize/keras/keras_shapes.c quantize/graph/ir.c quantize/err.c
+FUZZ_KERAS_SRC = quantize/keras/keras_config.c quantize/keras/kc.c quantize/keras/keras_shapes.c \
+                 $(wildcard quantize/keras/layers/*.c) quantize/graph/ir.c quantize/err.c
 FUZZ_KERAS_OBJ = $(FUZZ_KERAS_SRC:%.c=$(FUZZ_DIR)/%.o)
 FUZZ_BINS = $(FUZZ_DIR)/fuzz_model $(FUZZ_DIR)/fuzz_keras_config $(FUZZ_DIR)/fuzz_keras_zip
 
