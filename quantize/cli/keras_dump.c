@@ -134,6 +134,12 @@ static void dump_json(FILE *fp, const edgeq_graph *g) {
                 fprintf(fp, "%s[%d, %d]", d ? ", " : "", n->pad[d][0], n->pad[d][1]);
             fputc(']', fp);
         }
+        if (n->op == EDGEQ_OP_CROP) {
+            fputs(", \"crop\": [", fp);
+            for (int d = 0; d < EDGEQ_MAX_RANK; d++)
+                fprintf(fp, "%s[%d, %d]", d ? ", " : "", n->crop[d][0], n->crop[d][1]);
+            fputc(']', fp);
+        }
         if (n->op == EDGEQ_OP_RESCALE) {
             fputs(", \"scale\": ", fp);
             edgeq_json_number(fp, n->scale);

@@ -40,6 +40,7 @@ static const char *why_of(const char *op, int systolic) {
         {"RELU_N1_TO_1", "activation function (clamp)"},
         {"RESHAPE", "a view: no compute"},
         {"PAD", "data movement"},
+        {"STRIDED_SLICE", "data movement"},
         {"CONCATENATION", "data movement"},
         {"QUANTIZE", "type conversion at the model's edge"},
         {"DEQUANTIZE", "type conversion at the model's edge"},

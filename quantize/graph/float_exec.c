@@ -8,6 +8,7 @@
  * axpy the compiler vectorizes.
  */
 #include "float_exec.h"
+#include "op_kind.h"
 #include "err.h"
 
 #include <float.h>
@@ -300,7 +301,10 @@ int edgeq_float_infer_shape(const edgeq_graph *g, int i, int *rank, int shape[ED
             shape[d] = (int)v;
         }
         return 0;
+    default: break;
     }
+    const edgeq_op_kind *kind = edgeq_op_kind_of(n->op);
+    if (kind && kind->shape) return kind->shape(n, a, rank, shape, err, err_len);
     return edgeq_fail(err, err_len, "layer '%s': unknown op %d", nm, (int)n->op);
 }
 
@@ -742,6 +746,11 @@ int edgeq_float_exec_run(edgeq_float_exec *x, const float *const *inputs, char *
             int ax = norm_axis(n->axis, n->rank);
             if (ax == 0) ax = n->rank - 1;
             softmax(n, ax, y, xa);
+            break;
+        }
+        default: {
+            const edgeq_op_kind *kind = edgeq_op_kind_of(n->op);
+            if (kind && kind->eval) kind->eval(n, a, xa, y);
             break;
         }
         }

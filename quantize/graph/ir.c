@@ -46,7 +46,7 @@ const char *edgeq_op_name(edgeq_op op) {
         "Input", "Conv2D", "DepthwiseConv2D", "Dense", "BatchNormalization", "Activation",
         "Add", "Subtract", "Multiply", "Concatenate", "MaxPooling2D", "AveragePooling2D",
         "GlobalAveragePooling2D", "GlobalMaxPooling2D", "Reshape", "ZeroPadding2D", "Rescaling",
-        "Softmax", "Identity"};
+        "Softmax", "Identity", "Cropping"};
     return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 

@@ -41,7 +41,8 @@ typedef enum edgeq_op {
     EDGEQ_OP_PAD,             /* ZeroPadding2D: pad[][] */
     EDGEQ_OP_RESCALE,         /* Rescaling: x * scale + offset */
     EDGEQ_OP_SOFTMAX,         /* axis -1 */
-    EDGEQ_OP_IDENTITY         /* Dropout and friends; removed by the passes */
+    EDGEQ_OP_IDENTITY,        /* Dropout and friends; removed by the passes */
+    EDGEQ_OP_CROP             /* Cropping1D/2D: crop[][] (keras/layers/cropping.c) */
 } edgeq_op;
 
 typedef enum edgeq_act {
@@ -76,6 +77,7 @@ typedef struct edgeq_node {
     int axis;                       /* CONCAT / SOFTMAX axis (non-negative, batch = 0) */
     int keepdims;                   /* GLOBAL_*POOL */
     int pad[EDGEQ_MAX_RANK][2];     /* PAD: before/after per dimension */
+    int crop[EDGEQ_MAX_RANK][2];    /* CROP: removed before/after per dimension */
 
     float *kernel;                  /* see layouts above; NULL when none */
     size_t kernel_len;

@@ -49,7 +49,7 @@ static const char SUPPORTED[] =
     "InputLayer, Conv2D, DepthwiseConv2D, SeparableConv2D, Dense, BatchNormalization, "
     "Activation, ReLU, LeakyReLU, Softmax, Add, Subtract, Multiply, Concatenate, "
     "MaxPooling2D, AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D, Flatten, "
-    "Reshape, ZeroPadding2D, Rescaling, Dropout, SpatialDropout2D, GaussianNoise, "
+    "Reshape, ZeroPadding2D, Cropping1D, Cropping2D, Rescaling, Dropout, SpatialDropout2D, GaussianNoise, "
     "GaussianDropout, AlphaDropout, ActivityRegularization, and nested Sequential/Functional "
     "models";
 

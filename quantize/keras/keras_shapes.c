@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "graph/op_kind.h"
 #include "keras_internal.h"
 #include "err.h"
 
@@ -205,8 +206,13 @@ int keras_infer_shape(edgeq_graph *g, int idx, char *err, size_t errlen) {
             n->shape[d] = (int)v;
         }
         break;
-    default:
-        return edgeq_fail_layer(err, errlen, n->name, n->keras_class, "no shape rule for op %s", edgeq_op_name(n->op));
+    default: {
+        const edgeq_op_kind *kind = edgeq_op_kind_of(n->op);
+        if (!kind || !kind->shape)
+            return edgeq_fail_layer(err, errlen, n->name, n->keras_class, "no shape rule for op %s", edgeq_op_name(n->op));
+        if (kind->shape(n, in, &n->rank, n->shape, err, errlen)) return -1;
+        break;
+    }
     }
     /* Every shape, inputs included, must be sane. */
     if (n->rank < 1 || n->rank > EDGEQ_MAX_RANK)

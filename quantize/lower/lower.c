@@ -4,6 +4,7 @@
  */
 #include "lower.h"
 #include "lower_ctx.h"
+#include "graph/op_kind.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -40,6 +41,7 @@ const char *edgeq_builtin_name(int code) {
     case EDGE_BUILTIN_LEAKY_RELU: return "LEAKY_RELU";
     case EDGE_BUILTIN_QUANTIZE: return "QUANTIZE";
     case EDGE_BUILTIN_HARD_SWISH: return "HARD_SWISH";
+    case EDGE_BUILTIN_STRIDED_SLICE: return "STRIDED_SLICE";
     default: return "?";
     }
 }
@@ -48,6 +50,9 @@ const char *edgeq_builtin_name(int code) {
 
 
 /* ---- model building: lower_ctx.h, emit.c ---- */
+
+/* The op kind of a node whose family lowers it (op_kind.h), else NULL. */
+static const edgeq_op_kind *kind_of(const edgeq_node *n) { return edgeq_op_kind_of(n->op); }
 
 static int fused_act(lower_ctx *c, const edgeq_node *n, int *act) {
     switch (n->act) {
@@ -496,7 +501,8 @@ static int own_range_op(const edgeq_node *n) {
 /* Ops that keep their input's parameters (lowered with same_tensor). */
 static int same_params_op(const edgeq_node *n) {
     return n->op == EDGEQ_OP_MAXPOOL || n->op == EDGEQ_OP_AVGPOOL || n->op == EDGEQ_OP_RESHAPE ||
-           n->op == EDGEQ_OP_PAD || n->op == EDGEQ_OP_GLOBAL_MAXPOOL;
+           n->op == EDGEQ_OP_PAD || n->op == EDGEQ_OP_GLOBAL_MAXPOOL ||
+           (kind_of(n) && kind_of(n)->same_params);
 }
 
 /* Give node j's output the parameters of tensor `like`, as the converter
@@ -1041,6 +1047,7 @@ int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel
     for (int i = g->n - 1; i >= 0; i--) {
         const edgeq_node *n = &g->nodes[i];
         int keeps = n->op == EDGEQ_OP_RESHAPE || n->op == EDGEQ_OP_PAD ||
+                    (kind_of(n) && kind_of(n)->same_params) ||
                     n->op == EDGEQ_OP_IDENTITY ||
                     (n->op == EDGEQ_OP_ACTIVATION && n->act == EDGEQ_ACT_LINEAR) ||
                     ((n->op == EDGEQ_OP_ADD || n->op == EDGEQ_OP_SUBTRACT ||
@@ -1087,6 +1094,10 @@ int edgeq_lower(const edgeq_graph *g, const edgeq_lower_opts *opts, edgeq_qmodel
         case EDGEQ_OP_ACTIVATION: rc = lower_activation(&c, i); break;
         case EDGEQ_OP_IDENTITY: c.node_t[i] = c.node_t[n->in[0]]; break;
         default:
+            if (kind_of(n) && kind_of(n)->lower) {
+                rc = kind_of(n)->lower(&c, i);
+                break;
+            }
             rc = lq_failf(&c, EDGEQ_LOWER_UNSUPPORTED,
                        "layer '%s' (%s): %s has no int8 lowering (the passes should have removed it)",
                        n->name, n->keras_class, edgeq_op_name(n->op));

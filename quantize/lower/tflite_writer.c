@@ -181,6 +181,10 @@ static fbb_ref write_options(fbb *b, const edgeq_qop *op, int *type) {
         fbb_add_f32(b, EDGE_F_LEAKY_RELU_OPTIONS_ALPHA, o->alpha, 0.0f);
         *type = EDGE_BUILTIN_OPTIONS_LEAKY_RELU_OPTIONS;
         return fbb_table_end(b);
+    case EDGE_BUILTIN_STRIDED_SLICE: /* no masks: every field its default */
+        fbb_table_start(b);
+        *type = EDGE_BUILTIN_OPTIONS_STRIDED_SLICE_OPTIONS;
+        return fbb_table_end(b);
     default: return 0; /* RESHAPE (shape input), QUANTIZE, activations: none */
     }
 }

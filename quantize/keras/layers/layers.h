@@ -28,7 +28,7 @@ typedef struct keras_layer {
 /* The family's layer lists (registry.c gathers them). */
 extern const keras_layer keras_layers_conv[], keras_layers_norm[], keras_layers_activation[],
     keras_layers_merge[], keras_layers_pool[], keras_layers_reshape[], keras_layers_rescaling[],
-    keras_layers_identity[];
+    keras_layers_identity[], keras_layers_cropping[];
 
 /* The entry of a Keras class name, or NULL when edgeq does not load it. */
 const keras_layer *keras_layer_find(const char *keras_class);
