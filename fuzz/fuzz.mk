@@ -26,8 +26,10 @@ FUZZ_ENGINE_OBJ = $(ENGINE_SRC:%.c=$(FUZZ_DIR)/%.o)
 # not the HDF5 reader (libhdf5 1.10 crashes on damaged files by itself;
 # keras/keras_load.c runs it in a forked child for that reason).
 FUZZ_KERAS_SRC = quantize/keras/keras_config.c quantize/keras/kc.c quantize/keras/keras_shapes.c \
-                 $(wildcard quantize/keras/layers/*.c) quantize/graph/ir.c quantize/err.c
-FUZZ_KERAS_OBJ = $(FUZZ_KERAS_SRC:%.c=$(FUZZ_DIR)/%.o)
+                 $(wildcard quantize/keras/layers/*.c) quantize/graph/ir.c quantize/err.c \
+                 quantize/lower/emit.c quantize/lower/qparams.c
+# (the layer families lower themselves too: emit.c, qparams.c, the engine's rounding)
+FUZZ_KERAS_OBJ = $(FUZZ_KERAS_SRC:%.c=$(FUZZ_DIR)/%.o) $(FUZZ_DIR)/engine/src/quant.o
 FUZZ_BINS = $(FUZZ_DIR)/fuzz_model $(FUZZ_DIR)/fuzz_keras_config $(FUZZ_DIR)/fuzz_keras_zip
 
 .PHONY: fuzz fuzz-build fuzz-seeds fuzz-verify valgrind
