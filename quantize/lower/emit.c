@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bf16.h"
 #include "edge/edge.h"
 #include "err.h"
 
@@ -217,3 +218,34 @@ int lq_same_tensor(lower_ctx *c, int i, const char *suffix, int rank, const int3
 int lq_in_t(lower_ctx *c, const edgeq_node *n, int k) { return c->node_t[n->in[k]]; }
 
 float lq_tscale(lower_ctx *c, int t) { return c->flt ? 0.0f : c->m->t[t].scale[0]; }
+
+int lq_fused_act(lower_ctx *c, const edgeq_node *n, int *act) {
+    switch (n->act) {
+    case EDGEQ_ACT_LINEAR: *act = EDGE_ACTIVATION_FUNCTION_TYPE_NONE; return 0;
+    case EDGEQ_ACT_RELU: *act = EDGE_ACTIVATION_FUNCTION_TYPE_RELU; return 0;
+    case EDGEQ_ACT_RELU6: *act = EDGE_ACTIVATION_FUNCTION_TYPE_RELU6; return 0;
+    case EDGEQ_ACT_RELU_N1_TO_1: *act = EDGE_ACTIVATION_FUNCTION_TYPE_RELU_N1_TO_1; return 0;
+    default:
+        return lq_failf(c, EDGEQ_LOWER_UNSUPPORTED,
+                     "layer '%s' (%s): activation '%s' cannot be fused into %s in int8 TFLite",
+                     n->name, n->keras_class, edgeq_act_name(n->act), edgeq_op_name(n->op));
+    }
+}
+
+int lq_float_const(lower_ctx *c, const char *name, const char *suffix, int type, int rank,
+                       const int32_t *shape, float *v, size_t n) {
+    if (type == EDGE_BFLOAT16) {
+        uint8_t *d = malloc(n ? 2 * n : 1);
+        if (!d) {
+            free(v);
+            return -1;
+        }
+        edgeq_bf16_pack(v, n, d);
+        free(v);
+        return lq_const_tensor(c, name, suffix, type, rank, shape, d);
+    }
+    return lq_const_tensor(c, name, suffix, type, rank, shape, v);
+}
+
+/* Float files: the filter in the weight type, the bias (zeros when the
+ * layer has none) in float32. Takes ownership of wt and b. */

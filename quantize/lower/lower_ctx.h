@@ -53,4 +53,14 @@ int lq_same_tensor(lower_ctx *c, int i, const char *suffix, int rank, const int3
 int lq_in_t(lower_ctx *c, const edgeq_node *n, int k);
 float lq_tscale(lower_ctx *c, int t);
 
+/* emit.c: the fused activation TFLite can take for node n (*act), or an
+ * error for one it cannot; a float constant tensor owning `data`. */
+int lq_fused_act(lower_ctx *c, const edgeq_node *n, int *act);
+int lq_float_const(lower_ctx *c, const char *name, const char *suffix, int type, int rank, const int32_t *shape, float *v, size_t n);
+
+/* weighted.c: node i lowered (0 or EDGEQ_LOWER_*). */
+int lq_lower_conv(lower_ctx *c, int i);
+int lq_lower_depthwise(lower_ctx *c, int i);
+int lq_lower_dense(lower_ctx *c, int i);
+
 #endif
