@@ -27,7 +27,7 @@ FUZZ_ENGINE_OBJ = $(ENGINE_SRC:%.c=$(FUZZ_DIR)/%.o)
 # keras/keras_load.c runs it in a forked child for that reason).
 FUZZ_KERAS_SRC = quantize/keras/keras_config.c quantize/keras/kc.c quantize/keras/keras_shapes.c \
                  $(wildcard quantize/keras/layers/*.c) quantize/graph/ir.c quantize/err.c \
-                 quantize/lower/emit.c quantize/lower/qparams.c
+                 quantize/lower/emit.c quantize/lower/qparams.c quantize/lower/bf16.c
 # (the layer families lower themselves too: emit.c, qparams.c, the engine's rounding)
 FUZZ_KERAS_OBJ = $(FUZZ_KERAS_SRC:%.c=$(FUZZ_DIR)/%.o) $(FUZZ_DIR)/engine/src/quant.o
 FUZZ_BINS = $(FUZZ_DIR)/fuzz_model $(FUZZ_DIR)/fuzz_keras_config $(FUZZ_DIR)/fuzz_keras_zip
