@@ -12,15 +12,15 @@ OPT     ?= -O2
 # only the engine code it reaches (e.g. no float code in int8 firmware).
 ENGINE_CFLAGS = -std=c99 -pedantic $(OPT) -g -Wall -Wextra -Werror -Wconversion -Wshadow \
                 -ffreestanding -ffunction-sections -fdata-sections -Iengine/include -Iengine/src
-HOST_CFLAGS   = -std=c11 $(OPT) -g -Wall -Wextra -Werror -Iengine/include -D_POSIX_C_SOURCE=200809L
+HOST_CFLAGS   = -std=c11 $(OPT) -g -Wall -Wextra -Werror -Iengine/include -Iquantize -D_POSIX_C_SOURCE=200809L
 HOST_PKGS     = hdf5 libcjson libzip
 HOST_CFLAGS  += $(shell pkg-config --cflags $(HOST_PKGS))
 HOST_LDLIBS   = $(shell pkg-config --libs $(HOST_PKGS)) -lm
 
 ENGINE_SRC = $(wildcard engine/src/*.c engine/src/ops/*.c engine/src/kernels/*.c engine/src/kernels/*/*.c)
 ENGINE_HDR = $(wildcard engine/include/edge/*.h engine/src/*.h engine/src/ops/*.h engine/src/ops/*.inc engine/src/kernels/*.h engine/src/kernels/*/*.h)
-TOOL_SRC   = $(wildcard quantize/*.c)
-TOOL_HDR   = $(wildcard quantize/*.h)
+TOOL_SRC   = $(wildcard quantize/*.c quantize/*/*.c quantize/*/*/*.c)
+TOOL_HDR   = $(wildcard quantize/*.h quantize/*/*.h quantize/*/*/*.h)
 UNIT_SRC   = $(wildcard tests/unit/test_*.c)
 
 ENGINE_OBJ = $(ENGINE_SRC:%.c=$(BUILD)/%.o)

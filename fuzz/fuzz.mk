@@ -24,9 +24,12 @@ SHARED_MODELS ?= ../shared/models
 FUZZ_ENGINE_OBJ = $(ENGINE_SRC:%.c=$(FUZZ_DIR)/%.o)
 # The Keras config harness links the config walker and shape inference,
 # not the HDF5 reader (libhdf5 1.10 crashes on damaged files by itself;
-# keras_load.c runs it in a forked child for that reason).
-FUZZ_KERAS_SRC = quantize/keras_config.c quantize/keras_shapes.c quantize/ir.c
-FUZZ_KERAS_OBJ = $(FUZZ_KERAS_SRC:%.c=$(FUZZ_DIR)/%.o)
+# keras/keras_load.c runs it in a forked child for that reason).
+FUZZ_KERAS_SRC = quantize/keras/keras_config.c quantize/keras/kc.c quantize/keras/keras_shapes.c \
+                 $(wildcard quantize/keras/layers/*.c) quantize/graph/ir.c quantize/err.c \
+                 quantize/lower/emit.c quantize/lower/qparams.c quantize/lower/bf16.c
+# (the layer families lower themselves too: emit.c, qparams.c, the engine's rounding)
+FUZZ_KERAS_OBJ = $(FUZZ_KERAS_SRC:%.c=$(FUZZ_DIR)/%.o) $(FUZZ_DIR)/engine/src/quant.o
 FUZZ_BINS = $(FUZZ_DIR)/fuzz_model $(FUZZ_DIR)/fuzz_keras_config $(FUZZ_DIR)/fuzz_keras_zip
 
 .PHONY: fuzz fuzz-build fuzz-seeds fuzz-verify valgrind
@@ -37,7 +40,7 @@ $(FUZZ_DIR)/engine/%.o: engine/%.c $(ENGINE_HDR)
 
 $(FUZZ_DIR)/quantize/%.o: quantize/%.c $(TOOL_HDR)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags $(HOST_PKGS)) -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags $(HOST_PKGS)) -Iquantize -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -c $< -o $@
 
 $(FUZZ_DIR)/fuzz_model: fuzz/fuzz_model.c $(FUZZ_ENGINE_OBJ)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) $^ -lm -o $@
@@ -46,8 +49,8 @@ $(FUZZ_DIR)/fuzz_keras_config: fuzz/fuzz_keras_config.c fuzz/keras_fake.h $(FUZZ
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags $(HOST_PKGS)) -Iquantize $(FUZZ_SAN) $(filter %.c %.o,$^) \
 	    $(HOST_LDLIBS) -o $@
 
-$(FUZZ_DIR)/fuzz_keras_zip: fuzz/fuzz_keras_zip.c fuzz/keras_fake.h quantize/keras_zip.c $(FUZZ_KERAS_OBJ) $(FUZZ_DIR)/quantize/keras_h5.o
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags $(HOST_PKGS)) -Iquantize $(FUZZ_SAN) $(filter-out quantize/%.c,$(filter %.c %.o,$^)) \
+$(FUZZ_DIR)/fuzz_keras_zip: fuzz/fuzz_keras_zip.c fuzz/keras_fake.h quantize/keras/keras_zip.c $(FUZZ_KERAS_OBJ) $(FUZZ_DIR)/quantize/keras/keras_h5.o
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags $(HOST_PKGS)) -Iquantize $(FUZZ_SAN) $(filter-out quantize/keras/%.c,$(filter %.c %.o,$^)) \
 	    $(HOST_LDLIBS) -o $@
 
 fuzz-build: $(FUZZ_BINS)

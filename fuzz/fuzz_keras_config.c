@@ -8,14 +8,6 @@
  */
 #include "keras_fake.h"
 
-/* keras_h5.c is not linked here (it needs libhdf5's reader). */
-void keras_vars_free(keras_var *vars, int n) {
-    for (int i = 0; i < n; i++) {
-        free(vars[i].data);
-        vars[i].data = NULL;
-    }
-}
-
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {

@@ -12,7 +12,7 @@
 
 #include "keras_fake.h"
 /* read_member is static; take it from the source. */
-#include "../quantize/keras_zip.c"
+#include "../quantize/keras/keras_zip.c"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keras_internal.h"
+#include "keras/keras_internal.h"
 
 typedef struct fake_w {
     const unsigned char *p, *end;

@@ -707,6 +707,82 @@ def test_rescaling(cli, tmp_path, case, folded):
         assert np.array_equal(oracle.engine_run(str(out), q)[0].reshape(-1), raw[0].reshape(-1))
 
 
+# ---------------------------------------------------------------- Cropping (needs Keras)
+
+@pytest.mark.parametrize("fmt", ["keras", "h5"])
+@pytest.mark.parametrize("io", ["int8", "uint8", "float"])
+def test_cropping(cli, tmp_path, fmt, io):
+    """Cropping1D and Cropping2D (each way Keras takes `cropping`), added by
+    following docs/adding-a-keras-layer.md: real Keras builds and runs the
+    model; edgeq's float executor agrees with it like the other layers
+    (test_float_exec's 1e-5), its int8 file run by LiteRT's reference
+    kernels within the fixtures' 25 dB, and the engine bit-exact to LiteRT."""
+    keras = pytest.importorskip("keras", reason="Keras is needed to build Cropping models "
+                                "(tests/requirements-gen.txt)")
+    L = keras.layers
+    x = keras.Input((14, 16, 3))
+    y = L.Conv2D(6, 3, padding="same", activation="relu")(x)
+    y = L.Cropping2D(((1, 2), (3, 0)))(y)
+    y = L.Conv2D(4, 3)(y)
+    y = L.Cropping2D(1)(y)
+    y = L.Cropping2D((1, 2))(y)
+    y = L.Cropping1D((1, 2))(L.Reshape((-1, 4))(y))
+    y = L.Dense(5)(L.Cropping1D()(y))
+    m = keras.Model(x, y)
+    rng = np.random.default_rng(11)
+    for w in m.weights:
+        w.assign(rng.normal(0, 0.3, w.shape).astype(np.float32))
+    path = tmp_path / ("m." + fmt)
+    m.save(path)
+    xs = rng.normal(0, 1, (60, 14, 16, 3)).astype(np.float32)
+    np.save(tmp_path / "c.npy", xs[:50])
+    ref = m.predict(xs[50:], verbose=0)
+
+    np.save(tmp_path / "x.npy", xs[50:])
+    r = cli("float-run", path, "--input", tmp_path / "x.npy", "--output", tmp_path / "y.npy")
+    assert r.returncode == OK, r.stderr
+    got = np.load(tmp_path / "y.npy")
+    assert got.shape == ref.shape
+    assert np.abs(got - ref).max() <= 1e-5 * np.abs(ref).max()
+
+    out = tmp_path / "m.tflite"
+    r = cli(path, out, "--calib", tmp_path / "c.npy", "--io", io, "-q")
+    assert r.returncode == OK, r.stderr
+    names = op_names(read_model(out))
+    assert names.count("STRIDED_SLICE") == 5, names
+    res = run_litert(out, [[s] for s in xs[50:]])
+    _, snr = qdata.metrics(ref.reshape(len(ref), -1), np.array([r_[2][0] for r_ in res]))
+    assert snr > 25, snr
+    for q, raw, _ in res[:3]:
+        assert np.array_equal(oracle.engine_run(str(out), q)[0].reshape(-1), raw[0].reshape(-1))
+
+
+@pytest.mark.parametrize("layer,shape,msg", [
+    ("Cropping2D(((2, 2), (0, 0)))", (4, 5, 2), "leaves nothing of dimension 1"),
+    ("Cropping1D((3, 3))", (6, 2), "leaves nothing of dimension 1"),
+])
+def test_cropping_refused(cli, tmp_path, layer, shape, msg):
+    """A cropping that leaves nothing is refused with the layer's name (the
+    config is edited after Keras, which refuses it too, saved it)."""
+    keras = pytest.importorskip("keras", reason="Keras is needed (tests/requirements-gen.txt)")
+    L = keras.layers
+    ok = layer.replace("((2, 2), (0, 0))", "((1, 1), (0, 0))").replace("(3, 3)", "(1, 1)")
+    m = keras.Sequential([keras.Input(shape), eval("L." + ok, {"L": L})])
+    path = tmp_path / "m.h5"
+    m.save(path)
+    import h5py
+    with h5py.File(path, "r+") as f:
+        cfg = f.attrs["model_config"]
+        cfg = cfg.decode() if isinstance(cfg, bytes) else cfg
+        bad = layer[layer.index("(") + 1:-1].replace("(", "[").replace(")", "]")
+        good = ok[ok.index("(") + 1:-1].replace("(", "[").replace(")", "]")
+        assert good.replace(" ", "") in cfg.replace(" ", ""), cfg
+        f.attrs["model_config"] = cfg.replace(good, bad)
+    r = cli(path, tmp_path / "m.tflite", "-q")
+    assert r.returncode == FAIL, r.stderr
+    assert msg in r.stderr and "cropping" in r.stderr, r.stderr
+
+
 def test_shared_refs_are_current():
     """The committed references were made for the samples qdata.py makes."""
     if not HAVE_SHARED:

@@ -7,10 +7,10 @@
  * edge_tensor.bytes), and models whose tensors alias one constant buffer.
  *
  * Small models are built here with edgeq's own FlatBuffers builder
- * (quantize/fbb.c, compiled into this test).
+ * (quantize/lower/fbb.c, compiled into this test).
  */
 /* Before cmocka.h, whose fail() macro would clash with fbb.c's fail(). */
-#include "../../quantize/fbb.c"
+#include "../../quantize/lower/fbb.c"
 
 #include <setjmp.h>
 #include <stdarg.h>
