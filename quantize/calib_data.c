@@ -371,6 +371,11 @@ static int add_image(loader *L, const uint8_t *data, size_t len, const char *wha
         edgeq_image_free(&img);
         return fail(L, "%s", ierr);
     }
+    if (L->norm && L->norm->kind == 2 && L->norm->n_mean == 3 && in->shape[3] != 3) {
+        edgeq_image_free(&img);
+        return fail(L, "%s: --mean/--std give 3 channels but input '%s' has %d", what, in->name,
+                    in->shape[3]);
+    }
     int rc = reserve(L, 1);
     float *dst = rc == 0 ? L->set->data[0] + (size_t)L->set->count * L->set->sample_len[0] : NULL;
     if (rc == 0 && edgeq_image_to_sample(&img, in->shape[1], in->shape[2], in->shape[3], dst) != 0)

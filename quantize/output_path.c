@@ -35,7 +35,7 @@ int edgeq_output_check(const char *out, const char *what, const char *const *inp
     for (int k = 0; exts && exts[k]; k++) {
         if (edgeq_has_ext(out, exts[k])) return 0;
         if (at < sizeof list)
-            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", k ? ", " : "", exts[k]);
+            at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", k ? " or " : "", exts[k]);
     }
     edgeq_error("%s '%s' exists and is not a %s file: refusing to replace it (pass --force to "
                 "overwrite it; nothing was written)", what, out, list);
