@@ -20,8 +20,11 @@
  *          channels (grey -> RGB by copying; RGB -> grey with TF's
  *          rgb_to_grayscale weights 0.2989, 0.5870, 0.1140; alpha dropped)
  *          and resized to H x W bilinearly, as tf.image.resize does
- *          (half-pixel centres, no antialiasing). A Rescaling layer in the
- *          model then scales them as it would in Keras.
+ *          (half-pixel centres, no antialiasing), then mapped by the
+ *          caller's edgeq_calib_norm (--calib-range, --mean/--std), if any.
+ *          A Rescaling layer in the model then scales them as it would in
+ *          Keras. What was read (sizes, conversions, value range) is kept
+ *          in set->src[] for the report (calib_checks.h).
  *   raw    a file of float32 little-endian values, a whole number of
  *          samples (in a folder: exactly one sample).
  *   DIR    every file in the folder and its subfolders (sorted by path,
