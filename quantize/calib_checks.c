@@ -112,8 +112,11 @@ void edgeq_calib_cli_help(FILE *fp) {
 
 /* ---- what the model tells ---- */
 
+/* How many times node idx is used (as an input or a graph output); *only
+ * is the last consuming node (-1: none). */
 static int uses_of(const edgeq_graph *g, int idx, int *only) {
     int n = 0;
+    *only = -1;
     for (int i = idx + 1; i < g->n; i++)
         for (int j = 0; j < g->nodes[i].n_in; j++)
             if (g->nodes[i].in[j] == idx) {
@@ -131,7 +134,7 @@ static int read_one(const edgeq_graph *g, int input, edgeq_input_expect *x) {
     int at = input, next = -1;
     /* Rescaling, Dropout-like identities and padding on the way. */
     for (int hops = 0; hops < 16; hops++) {
-        if (uses_of(g, at, &next) != 1) return 0;
+        if (uses_of(g, at, &next) != 1 || next < 0) return 0;
         const edgeq_node *n = &g->nodes[next];
         if (n->op == EDGEQ_OP_RESCALE) {
             x->pre_offset = x->pre_offset * n->scale + n->offset;
@@ -147,7 +150,8 @@ static int read_one(const edgeq_graph *g, int input, edgeq_input_expect *x) {
         return 0;
     if (L->act != EDGEQ_ACT_LINEAR || !L->kernel || in->rank < 1) return 0;
     int bn_at = -1;
-    if (uses_of(g, next, &bn_at) != 1 || g->nodes[bn_at].op != EDGEQ_OP_BATCHNORM) return 0;
+    if (uses_of(g, next, &bn_at) != 1 || bn_at < 0 || g->nodes[bn_at].op != EDGEQ_OP_BATCHNORM)
+        return 0;
     const edgeq_node *B = &g->nodes[bn_at];
     int cin = in->shape[in->rank - 1], cout = L->rank > 0 ? L->shape[L->rank - 1] : 0;
     if (cin < 1 || cout < 1 || !B->bn_mean || !B->bn_var || B->bn_len != (size_t)cout) return 0;
