@@ -24,6 +24,7 @@
 
 typedef struct loader {
     const edgeq_graph *g;
+    const edgeq_calib_norm *norm; /* NULL: none */
     edgeq_calib_set *set;
     long max;   /* 0: no limit */
     long cap;   /* samples data[] has room for */
@@ -126,6 +127,19 @@ static int shape_error(loader *L, const char *what, int k, const edgeq_npy *a) {
                 what, got, in->name, batch, one, batch, stacked);
 }
 
+/* Values as read, for the report (calib_checks.c). */
+static void src_note(loader *L, int k, const float *p, size_t n) {
+    edgeq_calib_source *c = &L->set->src[k];
+    for (size_t i = 0; i < n; i++) {
+        double v = p[i];
+        if (c->n == 0 && i == 0) c->lo = c->hi = v;
+        if (v < c->lo) c->lo = v;
+        if (v > c->hi) c->hi = v;
+        c->sum += v;
+    }
+    c->n += (double)n;
+}
+
 static int check_finite(loader *L, const float *p, size_t n, const char *what, long sample) {
     for (size_t i = 0; i < n; i++)
         if (!isfinite(p[i]))
@@ -147,6 +161,15 @@ static int copy_npy(loader *L, int k, const edgeq_npy *a, long take, const char 
     }
     for (long s = 0; s < take; s++)
         if (check_finite(L, dst + (size_t)s * len, len, what, s) != 0) return -1;
+    edgeq_calib_source *c = &L->set->src[k];
+    if (c->arrays++ == 0) {
+        char sh[64];
+        npy_shape_str(a, sh, sizeof sh);
+        snprintf(c->array_desc, sizeof c->array_desc, "%s %s",
+                 edgeq_npy_dtype_name(a->kind, a->itemsize), sh);
+    }
+    c->files++;
+    src_note(L, k, dst, n);
     return 0;
 }
 
@@ -335,11 +358,40 @@ static int add_image(loader *L, const uint8_t *data, size_t len, const char *wha
         edgeq_image_free(&img);
         return edgeq_fail(L->err, L->err_len, "%s", ierr);
     }
+    if (L->norm && L->norm->kind == 2 && L->norm->n_mean == 3 && in->shape[3] != 3) {
+        edgeq_image_free(&img);
+        return edgeq_fail(L->err, L->err_len, "%s: --mean/--std give 3 channels but input '%s' has %d", what, in->name,
+                    in->shape[3]);
+    }
     int rc = reserve(L, 1);
-    if (rc == 0 && edgeq_image_to_sample(&img, in->shape[1], in->shape[2], in->shape[3],
-                                         L->set->data[0] + (size_t)L->set->count *
-                                                               L->set->sample_len[0]) != 0)
+    float *dst = rc == 0 ? L->set->data[0] + (size_t)L->set->count * L->set->sample_len[0] : NULL;
+    if (rc == 0 && edgeq_image_to_sample(&img, in->shape[1], in->shape[2], in->shape[3], dst) != 0)
         rc = edgeq_fail(L->err, L->err_len, "%s: out of memory converting the image", what);
+    if (rc == 0) {
+        edgeq_calib_source *c = &L->set->src[0];
+        if (c->images++ == 0) {
+            c->img_w = img.w;
+            c->img_h = img.h;
+            c->img_c = img.c;
+        } else if (c->img_w != img.w || c->img_h != img.h || c->img_c != img.c) {
+            c->img_sizes_vary = 1;
+        }
+        c->files++;
+        if (img.w != in->shape[2] || img.h != in->shape[1]) c->resized++;
+        if (img.c == 1 && in->shape[3] == 3) c->grey_to_rgb++;
+        if (img.c == 3 && in->shape[3] == 1) c->rgb_to_grey++;
+        src_note(L, 0, img.px, (size_t)img.w * (size_t)img.h * (size_t)img.c);
+        const edgeq_calib_norm *nm = L->norm;
+        int C = in->shape[3];
+        for (size_t i = 0; nm && nm->kind && i < L->set->sample_len[0]; i++) {
+            if (nm->kind == 1) {
+                dst[i] = nm->lo + dst[i] * ((nm->hi - nm->lo) / 255.0f);
+            } else {
+                int ch = nm->n_mean == 1 ? 0 : (int)(i % (size_t)C);
+                dst[i] = (dst[i] - nm->mean[ch]) / nm->std[ch];
+            }
+        }
+    }
     edgeq_image_free(&img);
     if (rc == 0) L->set->count++;
     return rc;
@@ -365,6 +417,9 @@ static int add_raw(loader *L, const uint8_t *data, size_t len, const char *what,
         if (check_finite(L, dst + (size_t)s * L->set->sample_len[0], L->set->sample_len[0], what,
                          s) != 0)
             return -1;
+    L->set->src[0].raws++;
+    L->set->src[0].files++;
+    src_note(L, 0, dst, (size_t)n * L->set->sample_len[0]);
     L->set->count += (int)n;
     return 0;
 }
@@ -480,9 +535,16 @@ static int add_dir(loader *L, const char *dir) {
 
 int edgeq_calib_data_load(const edgeq_graph *g, const char *path, long max_count,
                           edgeq_calib_set *set, char *err, size_t err_len) {
+    return edgeq_calib_data_load_norm(g, path, max_count, NULL, set, err, err_len);
+}
+
+int edgeq_calib_data_load_norm(const edgeq_graph *g, const char *path, long max_count,
+                               const edgeq_calib_norm *norm, edgeq_calib_set *set, char *err,
+                               size_t err_len) {
     if (err && err_len) err[0] = 0;
     if (set_init(g, set, err, err_len) != 0) return -1;
-    loader L = {g, set, max_count > 0 ? max_count : 0, 0, err, err_len};
+    loader L = {g, norm, set, max_count > 0 ? max_count : 0, 0, err, err_len};
+    if (norm) set->norm = *norm;
     struct stat st;
     if (stat(path, &st) != 0) return edgeq_fail(L.err, L.err_len, "%s: no such file or folder", path);
     int rc = S_ISDIR(st.st_mode) ? add_dir(&L, path) : add_file(&L, path, 0);
@@ -516,7 +578,7 @@ int edgeq_calib_data_synthetic(const edgeq_graph *g, long count, edgeq_calib_set
                                size_t err_len) {
     if (err && err_len) err[0] = 0;
     if (set_init(g, set, err, err_len) != 0) return -1;
-    loader L = {g, set, 0, 0, err, err_len};
+    loader L = {g, NULL, set, 0, 0, err, err_len};
     if (count <= 0) count = EDGEQ_CALIB_SYNTHETIC_COUNT;
     if (count > INT32_MAX) return edgeq_fail(L.err, L.err_len, "too many synthetic samples");
     if (reserve(&L, count) != 0) return -1;

@@ -20,8 +20,11 @@
  *          channels (grey -> RGB by copying; RGB -> grey with TF's
  *          rgb_to_grayscale weights 0.2989, 0.5870, 0.1140; alpha dropped)
  *          and resized to H x W bilinearly, as tf.image.resize does
- *          (half-pixel centres, no antialiasing). A Rescaling layer in the
- *          model then scales them as it would in Keras.
+ *          (half-pixel centres, no antialiasing), then mapped by the
+ *          caller's edgeq_calib_norm (--calib-range, --mean/--std), if any.
+ *          A Rescaling layer in the model then scales them as it would in
+ *          Keras. What was read (sizes, conversions, value range) is kept
+ *          in set->src[] for the report (calib_checks.h).
  *   raw    a file of float32 little-endian values, a whole number of
  *          samples (in a folder: exactly one sample).
  *   DIR    every file in the folder and its subfolders (sorted by path,
@@ -49,6 +52,32 @@
 /* Samples used when neither the data nor --calib-count limits them. */
 #define EDGEQ_CALIB_SYNTHETIC_COUNT 100
 
+/* How an image folder's pixels (0..255) become the values fed to the
+ * model (--calib-range LO,HI or --mean/--std; calib_checks.h parses them).
+ * Only images are transformed: arrays and raw files are fed as they are. */
+typedef struct edgeq_calib_norm {
+    int kind;       /* 0: none (pixels fed as 0..255), 1: range, 2: mean/std */
+    float lo, hi;   /* kind 1: 0 -> lo, 255 -> hi */
+    int n_mean;     /* kind 2: 1 or 3 values (one per channel) */
+    float mean[3], std[3]; /* kind 2: (pixel - mean[c]) / std[c] */
+} edgeq_calib_norm;
+
+/* What was read for one input, before any conversion: for the report and
+ * the checks (calib_checks.h). */
+typedef struct edgeq_calib_source {
+    int files;            /* files that gave samples */
+    int images;           /* of which images */
+    int arrays;           /* of which .npy/.npz arrays */
+    int raws;             /* of which raw float32 */
+    char array_desc[96];  /* the first array: "uint8 (100,28,28)" */
+    int img_w, img_h, img_c; /* the first image's size and channels (1 or 3) */
+    int img_sizes_vary;   /* 1 when images differ in size or channels */
+    int resized;          /* images resized to the input's H x W */
+    int grey_to_rgb, rgb_to_grey; /* images whose channels were converted */
+    double lo, hi, sum;   /* values as read (image pixels on 0..255) */
+    double n;             /* values counted in sum */
+} edgeq_calib_source;
+
 typedef struct edgeq_calib_set {
     int n_inputs;          /* = the graph's */
     int count;             /* samples */
@@ -56,6 +85,8 @@ typedef struct edgeq_calib_set {
     float *data[8];        /* input k: count * sample_len[k] floats */
     int synthetic;         /* 1: made by edgeq_calib_data_synthetic */
     char desc[256];        /* "45 samples from specs in x.npz", for messages */
+    edgeq_calib_source src[8]; /* per input: what was read (not for synthetic sets) */
+    edgeq_calib_norm norm;     /* what the images were scaled with */
 } edgeq_calib_set;
 
 /* Read `path` (a file or a folder) for the inputs of `g`. `max_count` > 0
@@ -65,6 +96,12 @@ typedef struct edgeq_calib_set {
  * either way. */
 int edgeq_calib_data_load(const edgeq_graph *g, const char *path, long max_count,
                           edgeq_calib_set *set, char *err, size_t err_len);
+
+/* The same, with the images' pixels mapped by `norm` (NULL: none, pixels
+ * fed as 0..255). */
+int edgeq_calib_data_load_norm(const edgeq_graph *g, const char *path, long max_count,
+                               const edgeq_calib_norm *norm, edgeq_calib_set *set, char *err,
+                               size_t err_len);
 
 /* The synthetic fallback: `count` samples (0: EDGEQ_CALIB_SYNTHETIC_COUNT)
  * from a fixed-seed generator, so runs are reproducible:

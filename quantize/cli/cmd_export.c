@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "io/output_path.h"
 #include "export_ops.h"
 #include "io/file_util.h"
 
@@ -53,7 +54,10 @@ static void print_help(FILE *fp) {
             "                   sized by loading the model here (a 64-bit host needs a few\n"
             "                   bytes more than a 32-bit target, never fewer)\n"
             "  --arena-bytes N  arena size to emit instead (k/M suffixes)\n"
-            "  -o FILE          write to FILE (all or nothing) instead of stdout\n"
+            "  -o FILE          write to FILE (all or nothing) instead of stdout; an input\n"
+            "                   is never overwritten, an existing FILE only when it is a\n"
+            "                   .c or .h (--c) or a .h (--ops)\n"
+            "  --force          replace an existing FILE of another kind\n"
             "\n"
             "--ops writes a header naming the engine ops the models use (their union),\n"
             "for firmware that links only those: compile the engine's\n"
@@ -150,7 +154,7 @@ static int write_c(FILE *fp, const char *path, const char *name, const char *sec
 
 int edgeq_cmd_export(int argc, char **argv) {
     const char *path = NULL, *name = "model_data", *section = NULL, *out = NULL;
-    int c_format = 0, want_arena = 0, ops_format = 0;
+    int c_format = 0, want_arena = 0, ops_format = 0, force = 0;
     const char *paths[64];
     int n_paths = 0;
     size_t arena_bytes = 0;
@@ -163,6 +167,8 @@ int edgeq_cmd_export(int argc, char **argv) {
             c_format = 1, i++;
         } else if (strcmp(a, "--ops") == 0) {
             ops_format = 1, i++;
+        } else if (strcmp(a, "--force") == 0) {
+            force = 1, i++;
         } else if (strcmp(a, "--arena") == 0) {
             want_arena = 1, i++;
         } else if (edgeq_opt_value(argc, argv, &i, "--name", &v)) {
@@ -195,6 +201,13 @@ int edgeq_cmd_export(int argc, char **argv) {
     if (n_paths == 0) return edgeq_usage("export", "no file given");
     if (c_format + ops_format != 1)
         return edgeq_usage("export", "say which output: --c (a C source file) or --ops (a header)");
+    if (out) {
+        static const char *const c_ext[] = {".c", ".h", NULL};
+        static const char *const h_ext[] = {".h", NULL};
+        int orc = edgeq_output_check(out, "output", paths, n_paths, ops_format ? h_ext : c_ext,
+                                     force);
+        if (orc != 0) return orc;
+    }
     if (ops_format) {
         if (want_arena || section || strcmp(name, "model_data") != 0)
             return edgeq_usage("export", "--ops takes no --name, --section or --arena");

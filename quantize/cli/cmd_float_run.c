@@ -17,6 +17,7 @@
 #include "keras/keras_load.h"
 #include "io/npy.h"
 #include "graph/passes.h"
+#include "io/output_path.h"
 
 #define CMD "float-run"
 
@@ -154,6 +155,19 @@ int edgeq_cmd_float_run(int argc, char **argv) {
     }
     if (!model) return edgeq_usage(CMD, "no model given");
     if (n_out && !input) return edgeq_usage(CMD, "--output needs --input");
+    {
+        /* A debugging command: any file name, but never one of the inputs. */
+        const char *ins[4] = {model, input, graph_json, calib};
+        const char *outs[10];
+        int no = 0;
+        for (int k = 0; k < n_out; k++) outs[no++] = outputs[k];
+        if (ranges) outs[no++] = ranges;
+        if (dump) outs[no++] = dump;
+        for (int k = 0; k < no; k++) {
+            int orc = edgeq_output_check(outs[k], "output", ins, 4, NULL, 1);
+            if (orc != 0) return orc;
+        }
+    }
 
     char err[1024];
     edgeq_graph g;

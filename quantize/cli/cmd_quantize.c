@@ -21,12 +21,14 @@
 
 #include "calib/bias_correct.h"
 #include "calib/calib.h"
+#include "calib/calib_checks.h"
 #include "calib/calib_data.h"
 #include "cli.h"
 #include "io/file_util.h"
 #include "graph/float_exec.h"
 #include "keras/keras_load.h"
 #include "lower/lower.h"
+#include "io/output_path.h"
 #include "graph/passes.h"
 #include "report.h"
 #include "lower/tflite_writer.h"
@@ -40,7 +42,10 @@ void edgeq_quantize_help_options(FILE *fp) {
             "                      (before any Rescaling layer). Without it edgeq warns and\n"
             "                      calibrates on synthetic data: N(0,1), or uniform 0..255\n"
             "                      for an input feeding a Rescaling layer\n"
-            "  --calib-count N     use at most N samples (synthetic: N; default %d)\n"
+            "  --calib-count N     use at most N samples (synthetic: N; default %d)\n",
+            EDGEQ_CALIB_SYNTHETIC_COUNT);
+    edgeq_calib_cli_help(fp);
+    fprintf(fp,
             "  --range METHOD      activation ranges: minmax (default, as the TF converter),\n"
             "                      percentile (99.99th per side) or mse (least squared error)\n"
             "  --io TYPE           model input/output type: int8 (default), uint8 (QUANTIZE\n"
@@ -65,8 +70,10 @@ void edgeq_quantize_help_options(FILE *fp) {
             "  --allow-nonfinite   bf16/f32 only: keep NaN and infinite weights as they are\n"
             "                      instead of refusing the model\n"
             "  --report FILE.json  also write the report as JSON\n"
-            "  -q, --quiet         print nothing but warnings and errors\n",
-            EDGEQ_CALIB_SYNTHETIC_COUNT);
+            "  --force             replace an existing output that is not a .tflite (or a\n"
+            "                      --report that is not a .json); an output that is one of\n"
+            "                      the inputs is refused even so\n"
+            "  -q, --quiet         print nothing but warnings and errors\n");
 }
 
 static void print_help(FILE *fp) {
@@ -110,6 +117,8 @@ typedef struct qopts {
     int allow_nonfinite;
     int no_bias_correction;
     const char *int8_only_name;
+    int force;
+    edgeq_calib_cli ccli;
 } qopts;
 
 static int parse_args(int argc, char **argv, qopts *o) {
@@ -123,6 +132,7 @@ static int parse_args(int argc, char **argv, qopts *o) {
     int npos = 0;
     for (int i = 0; i < argc;) {
         const char *a = argv[i], *v = NULL;
+        int ccrc;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             print_help(stdout);
             return -1;
@@ -132,6 +142,9 @@ static int parse_args(int argc, char **argv, qopts *o) {
         } else if (strcmp(a, "--per-tensor-dense") == 0) {
             o->lower.dense_per_channel = 0;
             o->int8_only_name = a;
+            i++;
+        } else if (strcmp(a, "--force") == 0) {
+            o->force = 1;
             i++;
         } else if (strcmp(a, "--allow-nonfinite") == 0) {
             o->allow_nonfinite = 1;
@@ -145,6 +158,8 @@ static int parse_args(int argc, char **argv, qopts *o) {
         } else if (edgeq_opt_value(argc, argv, &i, "--calib", &v)) {
             if (!v || !*v) return edgeq_usage(NULL, "--calib needs a file or folder");
             o->calib = v;
+        } else if ((ccrc = edgeq_calib_cli_option(argc, argv, &i, &o->ccli)) != 0) {
+            if (ccrc < 0) return EDGEQ_EXIT_USAGE;
         } else if (edgeq_opt_value(argc, argv, &i, "--calib-count", &v)) {
             if (edgeq_parse_long(v, 1, 100000000, &o->calib_count) != 0)
                 return edgeq_usage(NULL, "--calib-count needs a positive number, not '%s'",
@@ -223,7 +238,16 @@ static int parse_args(int argc, char **argv, qopts *o) {
         return edgeq_usage(NULL, "--no-bias-correction applies to --dtype bf16 only (this is "
                            "--dtype %s)", o->dtype_name);
     if (o->lower.dtype == EDGEQ_DTYPE_BF16 && !o->act_name) o->act_name = "f32";
-    return 0;
+    int crc = edgeq_calib_cli_finish(&o->ccli, o->calib);
+    if (crc != 0) return crc;
+    /* Never write over an input, or over a file that is not ours to replace. */
+    const char *ins[3] = {o->model, o->calib, o->out};
+    static const char *const model_ext[] = {".tflite", NULL};
+    static const char *const report_ext[] = {".json", NULL};
+    crc = edgeq_output_check(o->out, "output", ins, 2, model_ext, o->force);
+    if (crc == 0 && o->report)
+        crc = edgeq_output_check(o->report, "--report", ins, 3, report_ext, o->force);
+    return crc;
 }
 
 /* The loader says "not supported" for layers and options it knows it cannot
@@ -316,6 +340,8 @@ int edgeq_cmd_quantize(int argc, char **argv) {
     edgeq_report rep;
     float_outputs fo;
     edgeq_atomic_file af, rf;
+    edgeq_model_expect expect;
+    edgeq_calib_findings cfind;
     uint8_t *bytes = NULL;
     size_t nbytes = 0;
     memset(&g, 0, sizeof g);
@@ -326,6 +352,8 @@ int edgeq_cmd_quantize(int argc, char **argv) {
     memset(&fo, 0, sizeof fo);
     memset(&af, 0, sizeof af);
     memset(&rf, 0, sizeof rf);
+    memset(&expect, 0, sizeof expect);
+    memset(&cfind, 0, sizeof cfind);
 
     /* Fail fast on an output that cannot be created, before the real work. */
     const char *probe[2] = {o.out, o.report};
@@ -345,6 +373,12 @@ int edgeq_cmd_quantize(int argc, char **argv) {
         rc = load_exit_code(err);
         goto done;
     }
+    /* What the model says about its input, before the passes fold it away. */
+    if (edgeq_model_expect_read(&g, &expect) != 0) {
+        edgeq_error("out of memory");
+        goto done;
+    }
+    edgeq_model_expect_prev(&expect, o.out);
     if (edgeq_passes_run(&g, NULL, err, sizeof err) != 0) {
         edgeq_error("%s: %s", o.model, err);
         goto done;
@@ -354,8 +388,13 @@ int edgeq_cmd_quantize(int argc, char **argv) {
     /* int8 calibrates on --calib or synthetic data; float files need no
      * calibration and use --calib only to check their outputs. */
     if (o.calib) {
-        if (edgeq_calib_data_load(&g, o.calib, o.calib_count, &set, err, sizeof err) != 0) {
+        if (edgeq_calib_data_load_norm(&g, o.calib, o.calib_count, &o.ccli.norm, &set, err,
+                                       sizeof err) != 0) {
             edgeq_error("%s", err);
+            goto done;
+        }
+        if (edgeq_calib_check(&g, &expect, &set, &o.ccli, stderr, &cfind) != 0) {
+            edgeq_error("out of memory");
             goto done;
         }
     } else if (!flt) {
@@ -468,6 +507,9 @@ int edgeq_cmd_quantize(int argc, char **argv) {
     if (!loaded) snprintf(rep.engine_refused, sizeof rep.engine_refused, "%s", why);
     if (set.count > 0) snprintf(rep.calib_desc, sizeof rep.calib_desc, "%s", set.desc);
     rep.calib_samples = set.count;
+    rep.calib_text = cfind.text;
+    rep.calib_json = cfind.json;
+    rep.calib_warnings = cfind.warnings;
     rep.calib_synthetic = set.synthetic;
     rep.range_method = flt ? "none" : o.range_name;
     rep.io = flt ? "float32" : o.io_name;
@@ -495,6 +537,8 @@ done:
     edgeq_atomic_abort(&rf);
     for (int k = 0; k < 8; k++) free(fo.out[k]);
     edgeq_report_free(&rep);
+    edgeq_calib_findings_free(&cfind);
+    edgeq_model_expect_free(&expect);
     edgeq_engine_free(&eng);
     free(bytes);
     edgeq_qmodel_free(&qm);

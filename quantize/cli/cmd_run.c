@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "io/file_util.h"
 #include "io/npy.h"
+#include "io/output_path.h"
 
 #define MIB ((size_t)1 << 20)
 /* Most bytes read from a pipe or device standing in for a model file. */
@@ -253,6 +254,8 @@ static void run_help(FILE *fp) {
             "  --no-pack       re-lay weights on every invoke instead of once into a buffer\n"
             "                  beside the arena (edge_model_pack; x86 AVX2 conv and FC)\n"
             "  --labels FILE   class names, one per line, to name each output's argmax\n"
+            "  --force         let --output replace an existing file that is not .npy, .bin\n"
+            "                  or .raw (an input file is never overwritten)\n"
             "\n"
             "exit codes: 0 ok; 1 the model was refused, an input does not fit, or a file\n"
             "could not be read or written; 2 usage error (incl. wrong number of inputs).\n");
@@ -269,6 +272,7 @@ typedef struct run_opts {
     int profile;
     size_t arena;
     int no_pack;
+    int force;
     const char *labels_path;
     char **labels; /* one per class, from --labels */
     size_t n_labels;
@@ -289,6 +293,8 @@ static int parse_run_args(int argc, char **argv, run_opts *o) {
             o->profile = 1, i++;
         } else if (strcmp(a, "--no-pack") == 0) {
             o->no_pack = 1, i++;
+        } else if (strcmp(a, "--force") == 0) {
+            o->force = 1, i++;
         } else if (edgeq_opt_value(argc, argv, &i, "--input", &v) ||
                    edgeq_opt_value(argc, argv, &i, "-i", &v)) {
             if (!v || !*v) return edgeq_usage("run", "--input needs a file name");
@@ -322,6 +328,19 @@ static int parse_run_args(int argc, char **argv, run_opts *o) {
         }
     }
     if (!o->model) return edgeq_usage("run", "no model given");
+    /* Never write over the model, an input, the labels or another output. */
+    static const char *const out_ext[] = {".npy", ".bin", ".raw", NULL};
+    for (int k = 0; k < o->n_outputs; k++) {
+        const char *ins[64];
+        int n = 0;
+        ins[n++] = o->model;
+        ins[n++] = o->labels_path;
+        for (int j = 0; j < o->n_inputs && n < 64; j++) ins[n++] = o->inputs[j];
+        for (int j = 0; j < o->n_outputs && n < 64; j++)
+            if (j != k) ins[n++] = o->outputs[j];
+        int orc = edgeq_output_check(o->outputs[k], "--output", ins, n, out_ext, o->force);
+        if (orc != 0) return orc;
+    }
     return -1;
 }
 

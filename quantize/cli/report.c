@@ -371,6 +371,7 @@ void edgeq_report_print(FILE *fp, const edgeq_report *r) {
         fprintf(fp, "Data type: %s weights, %s activations, float32 biases and I/O; no "
                     "calibration\n", r->dtype, r->act ? r->act : "f32");
         if (r->calib_samples > 0) fprintf(fp, "Check samples: %s\n", r->calib_desc);
+        if (r->calib_text) fputs(r->calib_text, fp);
         if (r->bias_correction)
             fprintf(fp, "Bias correction: %d layers, on %d %s samples%s\n", r->bias_corr_layers,
                     r->bias_corr_samples, r->bias_corr_synthetic ? "SYNTHETIC" : "--calib",
@@ -378,6 +379,7 @@ void edgeq_report_print(FILE *fp, const edgeq_report *r) {
     } else {
         fprintf(fp, "Calibration: %s; ranges: %s%s\n", r->calib_desc, r->range_method,
                 r->calib_synthetic ? " (SYNTHETIC: not your data)" : "");
+        if (r->calib_text) fputs(r->calib_text, fp);
         fprintf(fp, "I/O type: %s\n", r->io);
     }
     if (r->engine_refused[0]) {
@@ -507,6 +509,8 @@ void edgeq_report_json(FILE *fp, const edgeq_report *r) {
     fprintf(fp, ",\"samples\":%d,\"synthetic\":%s,\"range\":", r->calib_samples,
             r->calib_synthetic ? "true" : "false");
     edgeq_json_string(fp, r->range_method);
+    fprintf(fp, ",\"warnings\":%d,\"inputs\":%s", r->calib_warnings,
+            r->calib_json ? r->calib_json : "[]");
     fputs("},", fp);
     json_key(fp, "io");
     edgeq_json_string(fp, r->io);

@@ -71,6 +71,9 @@ typedef struct edgeq_report {
     double t_load, t_calib, t_build, t_check; /* phases: load + passes, calibration, lower + write + plan, agreement */
     char calib_desc[256];
     int calib_samples, calib_synthetic;
+    const char *calib_text;  /* per-input calibration lines (calib_checks.h), or NULL */
+    const char *calib_json;  /* the same as a JSON array, or NULL */
+    int calib_warnings;      /* WARNINGs the checks printed */
     const char *range_method, *io;
     int n_ops, n_systolic;
     edgeq_report_op *ops;
