@@ -7,6 +7,11 @@
 #   make fuzz-build         just build the harnesses (clang, ASan+UBSan+libFuzzer)
 #   make fuzz-verify        build tests/fuzz/official_verify (flatc C++ of the schema)
 #   make valgrind           unit tests and a set of edgeq runs under valgrind
+#   make test-fuzz          (part of `make test`) every harness built and run for a
+#                           bounded number of executions from its seeds, and
+#                           tests/regress/ replayed through fuzz_model (clang UBSan)
+#   make test-clang         (part of `make test`) the engine and edgeq built with
+#                           clang, warnings as errors, in $(BUILD)/clang
 #
 # `make test` (its pytest step over tests/) replays tests/regress/, runs the
 # verifier differential (building what it needs via `make fuzz-verify`),
@@ -29,7 +34,7 @@ FUZZ_KERAS_SRC = quantize/keras_config.c quantize/keras_shapes.c quantize/ir.c
 FUZZ_KERAS_OBJ = $(FUZZ_KERAS_SRC:%.c=$(FUZZ_DIR)/%.o)
 FUZZ_BINS = $(FUZZ_DIR)/fuzz_model $(FUZZ_DIR)/fuzz_keras_config $(FUZZ_DIR)/fuzz_keras_zip
 
-.PHONY: fuzz fuzz-build fuzz-seeds fuzz-verify valgrind
+.PHONY: fuzz fuzz-build fuzz-seeds fuzz-verify valgrind test-fuzz test-clang
 
 $(FUZZ_DIR)/engine/%.o: engine/%.c $(ENGINE_HDR)
 	@mkdir -p $(dir $@)
@@ -94,3 +99,41 @@ fuzz-verify: $(FUZZ_DIR)/official_verify $(FUZZ_DIR)/engine_verify
 # part of `make test`, as tests/fuzz/test_valgrind.py).
 valgrind: all unit
 	$(PYTHON) -m pytest -q tests/fuzz/test_valgrind.py
+
+# ---- inside `make test` ----
+
+# The second compiler: GCC's headers and warnings are not clang's (issue 22:
+# `make fuzz` stopped building on a size_t only GCC's headers declared).
+# One build of the library and the tool, -Werror as in the GCC build.
+test-clang:
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/clang CC=clang lib tool
+
+# Short fuzz runs: each harness from its seed corpus for a fixed number of
+# executions (a fresh corpus each time, fixed seed: the same inputs on
+# every run of the same tree), capped in time so a slow box stays under a
+# minute per harness. A crash, a sanitizer report, a leak, a hang (over
+# -timeout s on one input) or running out of memory exits non-zero and
+# fails the suite; the input is in $(FUZZ_DIR)/short/artifacts/<harness>/.
+# tests/regress/ and tests/fuzz/corpus/ are replayed through fuzz_model
+# first: clang's UBSan checks float-to-int conversions, GCC's does not.
+FUZZ_RUNS_model        ?= 100000
+FUZZ_RUNS_keras_config ?= 40000
+FUZZ_RUNS_keras_zip    ?= 100000
+FUZZ_SHORT_SECONDS     ?= 50
+FUZZ_SHORT = $(patsubst $(FUZZ_DIR)/fuzz_%,%,$(FUZZ_BINS))
+test-fuzz: fuzz-build fuzz-seeds
+	@set -e; echo "== replay tests/regress tests/fuzz/corpus through fuzz_model"; \
+	    $(FUZZ_DIR)/fuzz_model -timeout=10 -rss_limit_mb=2048 tests/regress/* tests/fuzz/corpus/* \
+	        >$(FUZZ_DIR)/replay.log 2>&1 || { tail -40 $(FUZZ_DIR)/replay.log; exit 1; }
+	@for h in $(FUZZ_SHORT); do \
+	    c=$(FUZZ_DIR)/short/corpus/$$h; a=$(FUZZ_DIR)/short/artifacts/$$h; log=$(FUZZ_DIR)/short/fuzz_$$h.log; \
+	    rm -rf $$c $$a; mkdir -p $$c $$a; \
+	    runs=$$(case $$h in model) echo $(FUZZ_RUNS_model);; keras_config) echo $(FUZZ_RUNS_keras_config);; \
+	        keras_zip) echo $(FUZZ_RUNS_keras_zip);; *) echo 20000;; esac); \
+	    $(FUZZ_DIR)/fuzz_$$h $$c $(FUZZ_DIR)/seeds/$$h -runs=$$runs -seed=1 \
+	        -max_total_time=$(FUZZ_SHORT_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+	        -print_final_stats=1 -artifact_prefix=$$a/ >$$log 2>&1; rc=$$?; \
+	    printf '== fuzz_%-14s %s execs, %s\n' $$h "$$(sed -n 's/^stat::number_of_executed_units: *//p' $$log)" \
+	        "$$(grep -o 'cov: [0-9]* ft: [0-9]*' $$log | tail -1)"; \
+	    if [ $$rc -ne 0 ]; then tail -40 $$log; echo "fuzz_$$h failed (exit $$rc): input in $$a"; exit 1; fi; \
+	done
