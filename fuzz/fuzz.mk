@@ -32,7 +32,9 @@ FUZZ_ENGINE_OBJ = $(ENGINE_SRC:%.c=$(FUZZ_DIR)/%.o)
 # keras_load.c runs it in a forked child for that reason).
 FUZZ_KERAS_SRC = quantize/keras_config.c quantize/keras_shapes.c quantize/ir.c
 FUZZ_KERAS_OBJ = $(FUZZ_KERAS_SRC:%.c=$(FUZZ_DIR)/%.o)
-FUZZ_BINS = $(FUZZ_DIR)/fuzz_model $(FUZZ_DIR)/fuzz_keras_config $(FUZZ_DIR)/fuzz_keras_zip
+FUZZ_BINS = $(FUZZ_DIR)/fuzz_model $(FUZZ_DIR)/fuzz_keras_config $(FUZZ_DIR)/fuzz_keras_zip \
+            $(FUZZ_DIR)/fuzz_npy $(FUZZ_DIR)/fuzz_image
+FUZZ_HARNESSES = $(patsubst $(FUZZ_DIR)/fuzz_%,%,$(FUZZ_BINS))
 
 .PHONY: fuzz fuzz-build fuzz-seeds fuzz-verify valgrind test-fuzz test-clang
 
@@ -55,6 +57,13 @@ $(FUZZ_DIR)/fuzz_keras_zip: fuzz/fuzz_keras_zip.c fuzz/keras_fake.h quantize/ker
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags $(HOST_PKGS)) -Iquantize $(FUZZ_SAN) $(filter-out quantize/%.c,$(filter %.c %.o,$^)) \
 	    $(HOST_LDLIBS) -o $@
 
+# The calibration loaders: .npy arrays and images (PNG, BMP, PGM/PPM).
+$(FUZZ_DIR)/fuzz_npy: fuzz/fuzz_npy.c $(FUZZ_DIR)/quantize/npy.o $(FUZZ_DIR)/quantize/file_util.o
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iquantize $(FUZZ_SAN) $^ -lm -o $@
+
+$(FUZZ_DIR)/fuzz_image: fuzz/fuzz_image.c $(FUZZ_DIR)/quantize/image_load.o
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iquantize $(FUZZ_SAN) $^ -lm -o $@
+
 fuzz-build: $(FUZZ_BINS)
 
 # Seed corpora: every model in the shared folder and the op fixtures; the
@@ -66,7 +75,7 @@ fuzz-seeds:
 	$(PYTHON) fuzz/seeds.py $(FUZZ_DIR)/seeds
 
 fuzz: fuzz-build fuzz-seeds
-	@for h in model keras_config keras_zip; do \
+	@for h in $(FUZZ_HARNESSES); do \
 	    mkdir -p $(FUZZ_DIR)/corpus/$$h $(FUZZ_DIR)/artifacts/$$h; \
 	    echo "== fuzz_$$h for $(SECONDS) s on $(FUZZ_JOBS) workers"; \
 	    $(FUZZ_DIR)/fuzz_$$h $(FUZZ_DIR)/corpus/$$h $(FUZZ_DIR)/seeds/$$h \
@@ -119,17 +128,19 @@ test-clang:
 FUZZ_RUNS_model        ?= 100000
 FUZZ_RUNS_keras_config ?= 40000
 FUZZ_RUNS_keras_zip    ?= 100000
+FUZZ_RUNS_npy          ?= 200000
+FUZZ_RUNS_image        ?= 100000
 FUZZ_SHORT_SECONDS     ?= 50
-FUZZ_SHORT = $(patsubst $(FUZZ_DIR)/fuzz_%,%,$(FUZZ_BINS))
 test-fuzz: fuzz-build fuzz-seeds
 	@set -e; echo "== replay tests/regress tests/fuzz/corpus through fuzz_model"; \
 	    $(FUZZ_DIR)/fuzz_model -timeout=10 -rss_limit_mb=2048 tests/regress/* tests/fuzz/corpus/* \
 	        >$(FUZZ_DIR)/replay.log 2>&1 || { tail -40 $(FUZZ_DIR)/replay.log; exit 1; }
-	@for h in $(FUZZ_SHORT); do \
+	@for h in $(FUZZ_HARNESSES); do \
 	    c=$(FUZZ_DIR)/short/corpus/$$h; a=$(FUZZ_DIR)/short/artifacts/$$h; log=$(FUZZ_DIR)/short/fuzz_$$h.log; \
 	    rm -rf $$c $$a; mkdir -p $$c $$a; \
 	    runs=$$(case $$h in model) echo $(FUZZ_RUNS_model);; keras_config) echo $(FUZZ_RUNS_keras_config);; \
-	        keras_zip) echo $(FUZZ_RUNS_keras_zip);; *) echo 20000;; esac); \
+	        keras_zip) echo $(FUZZ_RUNS_keras_zip);; npy) echo $(FUZZ_RUNS_npy);; image) echo $(FUZZ_RUNS_image);; \
+        *) echo 20000;; esac); \
 	    $(FUZZ_DIR)/fuzz_$$h $$c $(FUZZ_DIR)/seeds/$$h -runs=$$runs -seed=1 \
 	        -max_total_time=$(FUZZ_SHORT_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
 	        -print_final_stats=1 -artifact_prefix=$$a/ >$$log 2>&1; rc=$$?; \
