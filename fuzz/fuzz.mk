@@ -10,6 +10,8 @@
 #   make test-fuzz          (part of `make test`) every harness built and run for a
 #                           bounded number of executions from its seeds, and
 #                           tests/regress/ replayed through fuzz_model (clang UBSan)
+#   make test-tsan          (part of `make test`) models invoked at once from several
+#                           threads under ThreadSanitizer (tests/concurrency/threads.c)
 #   make test-clang         (part of `make test`) the engine and edgeq built with
 #                           clang, warnings as errors, in $(BUILD)/clang
 #
@@ -36,7 +38,7 @@ FUZZ_BINS = $(FUZZ_DIR)/fuzz_model $(FUZZ_DIR)/fuzz_keras_config $(FUZZ_DIR)/fuz
             $(FUZZ_DIR)/fuzz_npy $(FUZZ_DIR)/fuzz_image
 FUZZ_HARNESSES = $(patsubst $(FUZZ_DIR)/fuzz_%,%,$(FUZZ_BINS))
 
-.PHONY: fuzz fuzz-build fuzz-seeds fuzz-verify valgrind test-fuzz test-clang
+.PHONY: fuzz fuzz-build fuzz-seeds fuzz-verify valgrind test-fuzz test-clang test-tsan
 
 $(FUZZ_DIR)/engine/%.o: engine/%.c $(ENGINE_HDR)
 	@mkdir -p $(dir $@)
@@ -147,4 +149,36 @@ test-fuzz: fuzz-build fuzz-seeds
 	    printf '== fuzz_%-14s %s execs, %s\n' $$h "$$(sed -n 's/^stat::number_of_executed_units: *//p' $$log)" \
 	        "$$(grep -o 'cov: [0-9]* ft: [0-9]*' $$log | tail -1)"; \
 	    if [ $$rc -ne 0 ]; then tail -40 $$log; echo "fuzz_$$h failed (exit $$rc): input in $$a"; exit 1; fi; \
+	done
+
+# Concurrency: the engine promises no global state, so separate contexts
+# and arenas may run at once. tests/concurrency/threads.c loads the zoo's
+# models and the op fixtures, records each one's outputs single-threaded,
+# then has TSAN_THREADS threads load and invoke them all at once (their
+# own edge_model, arena and packed weights each), comparing every output.
+# The engine is compiled into the test with -fsanitize=thread (clang); a
+# race, or an output that differs, fails the suite.
+TSAN_DIR     = $(BUILD)/tsan
+TSAN_THREADS ?= 4
+TSAN_ROUNDS  ?= 2
+TSAN_MODELS  ?= $(wildcard models/*/*_int8.tflite) $(wildcard tests/fixtures/ops/*.tflite tests/fixtures/ops_float/*.tflite)
+# Two builds: the CPU's best x86 kernels, and the AVX2 ones (whose
+# convolutions pack weights once per context: edge_model_pack).
+TSAN_CFLAGS = -std=c11 -O1 -g -fsanitize=thread -fno-omit-frame-pointer -Iengine/include -Iengine/src \
+              -D_POSIX_C_SOURCE=200809L
+$(TSAN_DIR)/threads: tests/concurrency/threads.c $(ENGINE_SRC) $(ENGINE_HDR)
+	@mkdir -p $(dir $@)
+	@echo "$(FUZZ_CC) -fsanitize=thread tests/concurrency/threads.c + the engine -> $@"
+	@$(FUZZ_CC) $(TSAN_CFLAGS) tests/concurrency/threads.c $(ENGINE_SRC) -lpthread -lm -o $@
+$(TSAN_DIR)/threads_avx2: tests/concurrency/threads.c $(ENGINE_SRC) $(ENGINE_HDR)
+	@mkdir -p $(dir $@)
+	@echo "$(FUZZ_CC) -fsanitize=thread -DEDGE_X86_MAX_LEVEL=1 tests/concurrency/threads.c + the engine -> $@"
+	@$(FUZZ_CC) $(TSAN_CFLAGS) -DEDGE_X86_MAX_LEVEL=1 tests/concurrency/threads.c $(ENGINE_SRC) -lpthread -lm -o $@
+
+test-tsan: $(TSAN_DIR)/threads $(TSAN_DIR)/threads_avx2
+	@for t in threads threads_avx2; do \
+	    echo "== $(TSAN_DIR)/$$t -t $(TSAN_THREADS) -r $(TSAN_ROUNDS) ($(words $(TSAN_MODELS)) models)"; \
+	    TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(TSAN_DIR)/$$t -t $(TSAN_THREADS) -r $(TSAN_ROUNDS) \
+	        $(TSAN_MODELS) 2>$(TSAN_DIR)/$$t.log || { tail -60 $(TSAN_DIR)/$$t.log; exit 1; }; \
+	    echo "$$(grep -c '^skipped' $(TSAN_DIR)/$$t.log) files skipped (refused alone; see $(TSAN_DIR)/$$t.log)"; \
 	done
