@@ -118,3 +118,8 @@ if np is not None:
         open(os.path.join(out, 'image', 'gen_p5_16.pgm'), 'wb').write(b'P5\n2 2\n65535\n' + bytes(range(8)))
     except ImportError:
         pass
+
+# The whole Keras loader (fuzz_keras_h5): the fixture .h5 and .keras files.
+os.makedirs(os.path.join(out, 'keras_h5'), exist_ok=True)
+for p in sorted(glob.glob(os.path.join(fix, '*.h5')) + glob.glob(os.path.join(fix, '*.keras'))):
+    shutil.copy(p, os.path.join(out, 'keras_h5'))
