@@ -82,11 +82,11 @@ $(FUZZ_DIR)/fuzz_image: fuzz/fuzz_image.c $(FUZZ_DIR)/quantize/image_load.o
 
 fuzz-build: $(FUZZ_BINS)
 
-# Seed corpora: every model in the shared folder and the op fixtures; the
+# Seed corpora: every model in the shared folder, the zoo and the op fixtures; the
 # Keras configs of the fixtures (extracted by fuzz/seeds.py).
 fuzz-seeds:
 	@mkdir -p $(FUZZ_DIR)/corpus/model $(FUZZ_DIR)/seeds/model
-	@find $(SHARED_MODELS) tests/fixtures/ops tests/regress tests/fuzz/corpus -type f \( -name '*.tflite' -o -name '*.bin' \) \
+	@find $(SHARED_MODELS) models tests/fixtures/ops tests/fixtures/ops_float tests/regress tests/fuzz/corpus -type f \( -name '*.tflite' -o -name '*.bin' \) \
 	    -exec cp -f {} $(FUZZ_DIR)/seeds/model/ \;
 	$(PYTHON) fuzz/seeds.py $(FUZZ_DIR)/seeds
 
