@@ -141,7 +141,8 @@ test-clang:
 # -timeout s on one input) or running out of memory exits non-zero and
 # fails the suite; the input is in $(FUZZ_DIR)/short/artifacts/<harness>/.
 # tests/regress/ and tests/fuzz/corpus/ are replayed through fuzz_model
-# first: clang's UBSan checks float-to-int conversions, GCC's does not.
+# first (clang's UBSan checks float-to-int conversions, GCC's does not),
+# and tests/regress's images and .npy files through fuzz_image / fuzz_npy.
 FUZZ_RUNS_model        ?= 100000
 FUZZ_RUNS_keras_config ?= 40000
 FUZZ_RUNS_keras_zip    ?= 100000
@@ -152,6 +153,11 @@ test-fuzz: fuzz-build fuzz-seeds
 	@set -e; echo "== replay tests/regress tests/fuzz/corpus through fuzz_model"; \
 	    $(FUZZ_DIR)/fuzz_model -timeout=10 -rss_limit_mb=2048 tests/regress/* tests/fuzz/corpus/* \
 	        >$(FUZZ_DIR)/replay.log 2>&1 || { tail -40 $(FUZZ_DIR)/replay.log; exit 1; }
+	@set -e; for h in image:'pgm ppm png bmp' npy:npy; do \
+	    files=$$(for e in $${h#*:}; do ls tests/regress/*.$$e 2>/dev/null || true; done); \
+	    test -z "$$files" || $(FUZZ_DIR)/fuzz_$${h%%:*} $$files >$(FUZZ_DIR)/replay_$${h%%:*}.log 2>&1 || \
+	        { tail -40 $(FUZZ_DIR)/replay_$${h%%:*}.log; exit 1; }; \
+	done
 	@for h in $(FUZZ_SHORT_HARNESSES); do \
 	    c=$(FUZZ_DIR)/short/corpus/$$h; a=$(FUZZ_DIR)/short/artifacts/$$h; log=$(FUZZ_DIR)/short/fuzz_$$h.log; \
 	    rm -rf $$c $$a; mkdir -p $$c $$a; \
