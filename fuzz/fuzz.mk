@@ -23,6 +23,7 @@
 FUZZ_CC    ?= clang
 FUZZ_CXX   ?= clang++
 FUZZ_DIR    = $(BUILD)/fuzz
+FUZZ_ABS    = $(abspath $(FUZZ_DIR))
 FUZZ_SAN    = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS = -std=c11 -O1 -g -Iengine/include -Iengine/src -D_POSIX_C_SOURCE=200809L
 SECONDS    ?= 60
@@ -36,7 +37,7 @@ FUZZ_ENGINE_OBJ = $(ENGINE_SRC:%.c=$(FUZZ_DIR)/%.o)
 FUZZ_KERAS_SRC = quantize/keras_config.c quantize/keras_shapes.c quantize/ir.c
 FUZZ_KERAS_OBJ = $(FUZZ_KERAS_SRC:%.c=$(FUZZ_DIR)/%.o)
 FUZZ_BINS = $(FUZZ_DIR)/fuzz_model $(FUZZ_DIR)/fuzz_keras_config $(FUZZ_DIR)/fuzz_keras_zip \
-            $(FUZZ_DIR)/fuzz_npy $(FUZZ_DIR)/fuzz_image $(FUZZ_DIR)/fuzz_keras_h5
+            $(FUZZ_DIR)/fuzz_npy $(FUZZ_DIR)/fuzz_image $(FUZZ_DIR)/fuzz_keras_h5 $(FUZZ_DIR)/fuzz_cli
 FUZZ_HARNESSES = $(patsubst $(FUZZ_DIR)/fuzz_%,%,$(FUZZ_BINS))
 # fuzz_keras_h5 drives libhdf5 in-process, which hangs or crashes by itself
 # on some damaged files within a few hundred inputs (edgeq runs it in a
@@ -44,6 +45,10 @@ FUZZ_HARNESSES = $(patsubst $(FUZZ_DIR)/fuzz_%,%,$(FUZZ_BINS))
 # and its crashes sorted by hand, not in the short runs of `make test`.
 FUZZ_SHORT_HARNESSES = $(filter-out keras_h5,$(FUZZ_HARNESSES))
 FUZZ_IGNORE_keras_h5 = -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1
+# fuzz_cli prints help and usage on almost every input: stdout and stderr
+# closed (libFuzzer still prints a crash's report). It works in a temporary
+# directory, hence the absolute paths given to the harnesses below.
+FUZZ_FLAGS_cli = -close_fd_mask=3
 
 .PHONY: fuzz fuzz-build fuzz-seeds fuzz-verify valgrind test-fuzz test-clang test-tsan
 
@@ -73,6 +78,13 @@ $(FUZZ_DIR)/fuzz_keras_h5: fuzz/fuzz_keras_h5.c $(FUZZ_KERAS_LOAD_SRC:%.c=$(FUZZ
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags $(HOST_PKGS)) -Iquantize $(FUZZ_SAN) $^ \
 	    $(HOST_LDLIBS) -o $@
 
+# edgeq's command line: main() and every command's option parsing, with
+# the whole tool and engine linked (fuzz/fuzz_cli.c).
+FUZZ_CLI_OBJ = $(filter-out $(FUZZ_DIR)/quantize/edgeq_main.o,$(TOOL_SRC:%.c=$(FUZZ_DIR)/%.o))
+$(FUZZ_DIR)/fuzz_cli: fuzz/fuzz_cli.c quantize/edgeq_main.c $(FUZZ_CLI_OBJ) $(FUZZ_ENGINE_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags $(HOST_PKGS)) -Iquantize $(FUZZ_SAN) \
+	    fuzz/fuzz_cli.c $(FUZZ_CLI_OBJ) $(FUZZ_ENGINE_OBJ) $(HOST_LDLIBS) -o $@
+
 # The calibration loaders: .npy arrays and images (PNG, BMP, PGM/PPM).
 $(FUZZ_DIR)/fuzz_npy: fuzz/fuzz_npy.c $(FUZZ_DIR)/quantize/npy.o $(FUZZ_DIR)/quantize/file_util.o
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iquantize $(FUZZ_SAN) $^ -lm -o $@
@@ -93,16 +105,17 @@ fuzz-seeds:
 FUZZ_ONLY ?= $(FUZZ_HARNESSES)
 fuzz: fuzz-build fuzz-seeds
 	@for h in $(FUZZ_ONLY); do \
-	    mkdir -p $(FUZZ_DIR)/corpus/$$h $(FUZZ_DIR)/artifacts/$$h; \
+	    mkdir -p $(FUZZ_ABS)/corpus/$$h $(FUZZ_ABS)/artifacts/$$h; \
 	    echo "== fuzz_$$h for $(SECONDS) s on $(FUZZ_JOBS) workers"; \
-	    $(FUZZ_DIR)/fuzz_$$h $(FUZZ_DIR)/corpus/$$h $(FUZZ_DIR)/seeds/$$h \
+	    $(FUZZ_ABS)/fuzz_$$h $(FUZZ_ABS)/corpus/$$h $(FUZZ_ABS)/seeds/$$h \
 	        -max_total_time=$(SECONDS) -fork=$(FUZZ_JOBS) $$(test $$h = keras_h5 && echo "$(FUZZ_IGNORE_keras_h5)") \
+	        $$(test $$h = cli && echo "$(FUZZ_FLAGS_cli)") \
 	        -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-	        -artifact_prefix=$(FUZZ_DIR)/artifacts/$$h/ \
-	        >$(FUZZ_DIR)/fuzz_$$h.log 2>&1; rc=$$?; \
-	    grep -h '^#[0-9]*: cov:' $(FUZZ_DIR)/fuzz_$$h.log | tail -1; \
-	    ls $(FUZZ_DIR)/artifacts/$$h; \
-	    if [ $$rc -ne 0 ]; then echo "fuzz_$$h found a crash: see $(FUZZ_DIR)/artifacts/$$h"; exit 1; fi; \
+	        -artifact_prefix=$(FUZZ_ABS)/artifacts/$$h/ \
+	        >$(FUZZ_ABS)/fuzz_$$h.log 2>&1; rc=$$?; \
+	    grep -h '^#[0-9]*: cov:' $(FUZZ_ABS)/fuzz_$$h.log | tail -1; \
+	    ls $(FUZZ_ABS)/artifacts/$$h; \
+	    if [ $$rc -ne 0 ]; then echo "fuzz_$$h found a crash: see $(FUZZ_ABS)/artifacts/$$h"; exit 1; fi; \
 	done
 
 # The official FlatBuffers verifier, for the differential test.
@@ -148,6 +161,7 @@ FUZZ_RUNS_keras_config ?= 40000
 FUZZ_RUNS_keras_zip    ?= 100000
 FUZZ_RUNS_npy          ?= 200000
 FUZZ_RUNS_image        ?= 100000
+FUZZ_RUNS_cli          ?= 50000
 FUZZ_SHORT_SECONDS     ?= 50
 test-fuzz: fuzz-build fuzz-seeds
 	@set -e; echo "== replay tests/regress tests/fuzz/corpus through fuzz_model"; \
@@ -159,12 +173,12 @@ test-fuzz: fuzz-build fuzz-seeds
 	        { tail -40 $(FUZZ_DIR)/replay_$${h%%:*}.log; exit 1; }; \
 	done
 	@for h in $(FUZZ_SHORT_HARNESSES); do \
-	    c=$(FUZZ_DIR)/short/corpus/$$h; a=$(FUZZ_DIR)/short/artifacts/$$h; log=$(FUZZ_DIR)/short/fuzz_$$h.log; \
+	    c=$(FUZZ_ABS)/short/corpus/$$h; a=$(FUZZ_ABS)/short/artifacts/$$h; log=$(FUZZ_ABS)/short/fuzz_$$h.log; \
 	    rm -rf $$c $$a; mkdir -p $$c $$a; \
 	    runs=$$(case $$h in model) echo $(FUZZ_RUNS_model);; keras_config) echo $(FUZZ_RUNS_keras_config);; \
-	        keras_zip) echo $(FUZZ_RUNS_keras_zip);; npy) echo $(FUZZ_RUNS_npy);; image) echo $(FUZZ_RUNS_image);; \
+	        keras_zip) echo $(FUZZ_RUNS_keras_zip);; npy) echo $(FUZZ_RUNS_npy);; image) echo $(FUZZ_RUNS_image);; cli) echo $(FUZZ_RUNS_cli);; \
         *) echo 20000;; esac); \
-	    $(FUZZ_DIR)/fuzz_$$h $$c $(FUZZ_DIR)/seeds/$$h -runs=$$runs -seed=1 \
+	    $(FUZZ_ABS)/fuzz_$$h $$c $(FUZZ_ABS)/seeds/$$h -runs=$$runs -seed=1 $$(test $$h = cli && echo "$(FUZZ_FLAGS_cli)") \
 	        -max_total_time=$(FUZZ_SHORT_SECONDS) -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
 	        -print_final_stats=1 -artifact_prefix=$$a/ >$$log 2>&1; rc=$$?; \
 	    printf '== fuzz_%-14s %s execs, %s\n' $$h "$$(sed -n 's/^stat::number_of_executed_units: *//p' $$log)" \

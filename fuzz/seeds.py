@@ -123,3 +123,24 @@ if np is not None:
 os.makedirs(os.path.join(out, 'keras_h5'), exist_ok=True)
 for p in sorted(glob.glob(os.path.join(fix, '*.h5')) + glob.glob(os.path.join(fix, '*.keras'))):
     shutil.copy(p, os.path.join(out, 'keras_h5'))
+
+# edgeq's command line (fuzz_cli): argument vectors, NUL-separated. The
+# file names name nothing in the harness's empty working directory.
+os.makedirs(os.path.join(out, 'cli'), exist_ok=True)
+argvs = [
+    ['--help'], ['--version'], ['help', 'run'], ['help', 'inspect'], ['help', 'nope'], ['bogus'], ['-x'],
+    ['run', '--help'], ['inspect', '--help'], ['export', '--help'], ['float-run', '--help'],
+    ['keras-dump', '--help'],
+    ['run', 'm.tflite', '--input', 'a.npy', '--input', 'b.bin', '--output', 'o.npy', '--repeat', '10',
+     '--arena', '64KiB', '--profile', '--labels', 'l.txt', '--json'],
+    ['run', 'm.tflite', '--input=a.npy', '--arena=1M', '--repeat=0'],
+    ['inspect', '--json', 'm.tflite'], ['inspect', 'a.npy'],
+    ['export', '--c', 'm.tflite'], ['export', '--ops', 'm.tflite', 'n.tflite'],
+    ['keras-dump', 'm.h5', '--json', '--weights', 'dir'],
+    ['float-run', 'm.keras', '--input', 'a.npy'],
+    ['m.h5', 'o.tflite', '--calib', 'dir', '--io', 'int8', '--dtype', 'bf16', '--calib-count', '100',
+     '--per-tensor', '--report', 'r.json'],
+    ['--io', 'uint8', 'm.keras', 'o.tflite'], ['m.keras', 'o.tflite', '--dtype', 'f32', '--allow-nonfinite'],
+]
+for k, a in enumerate(argvs):
+    open(os.path.join(out, 'cli', 'argv%02d' % k), 'wb').write(b'\0'.join(x.encode() for x in a))
