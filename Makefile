@@ -72,7 +72,7 @@ test-py: all asan
 test-deps:
 	tools/install-test-deps.sh
 
-test: test-deps test-unit test-py boards-test
+test: test-deps test-clang test-unit test-py test-fuzz test-tsan boards-test
 
 # The first thing a newcomer runs, from the repository alone: the zoo's
 # MNIST CNN on a handwritten 7. With ../shared beside the checkout, also

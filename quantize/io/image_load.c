@@ -675,7 +675,9 @@ static int pnm_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
                     err_len) != 0)
         return -1;
     size_t n = (size_t)w * (size_t)h * (size_t)c;
-    float scale = 255.0f / (float)maxv;
+    /* v * 255 / maxv as the PNG path does: v * 255 is exact in float, so
+     * maxval itself gives 255 (v * (255 / maxv) could give 255.00002). */
+    const float fmax = (float)maxv;
     if (kind == 2 || kind == 3) {
         for (size_t i = 0; i < n; i++) {
             long v;
@@ -684,11 +686,16 @@ static int pnm_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
                 return edgeq_fail(err, err_len, "%s: P%d sample %zu of %zu missing or above maxval %ld",
                             name, kind, i, n, maxv);
             }
-            img->px[i] = (float)v * scale;
+            img->px[i] = (float)v * 255.0f / fmax;
         }
         return 0;
     }
     /* binary: exactly one whitespace byte after maxval */
+    if (at >= len || !(buf[at] == ' ' || buf[at] == '\t' || buf[at] == '\n' || buf[at] == '\r' ||
+                       buf[at] == '\f' || buf[at] == '\v')) {
+        edgeq_image_free(img);
+        return fail(err, err_len, "%s: P%d needs one whitespace byte after maxval", name, kind);
+    }
     at++;
     size_t bps = maxv > 255 ? 2 : 1;
     if (at > len || n * bps > len - at) {
@@ -704,7 +711,7 @@ static int pnm_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
             return edgeq_fail(err, err_len, "%s: P%d sample %zu is %u, above maxval %ld", name, kind, i,
                         v, maxv);
         }
-        img->px[i] = (float)v * scale;
+        img->px[i] = (float)v * 255.0f / fmax;
     }
     return 0;
 }

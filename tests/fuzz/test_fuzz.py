@@ -91,6 +91,35 @@ def test_regress_replay(kind, path, tmp_path):
     _check(_run(cmd), "run " + name)
 
 
+# Findings whose fix is a refusal at load: each must be refused (exit 1)
+# with the reason named, by both builds, before anything runs. The words
+# expected are the engine's error message.
+REFUSED_AT_LOAD = {
+    # CONV_2D with dilation 1241513986: (k - 1) * dilation overflowed int32
+    # in the conv kernels at invoke (UBSan, fuzz_model 2026-11-27).
+    "conv2d_dilation_overflow.tflite": "window spans",
+    # TANH with output scale 4.8e-41: 1 / scale is inf, the table's
+    # float-to-int conversion of -inf/NaN was undefined (clang UBSan).
+    "lut_activation_neg_inf.tflite": "output scale too small",
+    # CONCATENATION rescaling an input to an output scale of 1e-39: the
+    # ratio s * (1 / out_scale) was inf, the bias NaN, converted to int at
+    # invoke (fuzz_model, 2026-11-28, 400k executions).
+    "concat_denormal_scale_nan.tflite": "too large to requantize",
+}
+
+
+@pytest.mark.parametrize("kind", ["edgeq", "asan"])
+@pytest.mark.parametrize("name", sorted(REFUSED_AT_LOAD))
+def test_regress_refused_at_load(kind, name):
+    exe = _binary(kind)
+    path = os.path.join(REPO, "tests", "regress", name)
+    assert os.path.isfile(path), path
+    r = _run([exe, "inspect", path])
+    err = r.stderr.decode(errors="replace")
+    assert r.returncode == 1, "inspect %s: exit %d (want a refusal, 1)\n%s" % (name, r.returncode, err[-3000:])
+    assert REFUSED_AT_LOAD[name] in err, "inspect %s: refused for another reason:\n%s" % (name, err[-3000:])
+
+
 # ---- verifier differential ----
 
 def _make_verifiers():

@@ -107,6 +107,13 @@ static edge_status prepare(edge_op_ctx *c) {
                                     "input %u must be requantized to the output but its scale or "
                                     "the output's is not a positive number",
                                     i);
+            /* The ratio as eval uses it (s * (1 / out_scale), in float):
+             * a denormal output scale makes 1 / out_scale inf, and the
+             * bias -zp * inf NaN. */
+            const float ratio = s * (1.0f / out_scale);
+            if (!(ratio <= 1.0e9f))
+                return edge_op_fail(c, EDGE_ERR_MODEL,
+                                    "input %u scale / output scale too large to requantize", i);
             const int32_t lo = type == EDGE_INT8 ? -128 : 0, hi = type == EDGE_INT8 ? 127 : 255;
             if (zp < lo || zp > hi || out_zp < lo || out_zp > hi)
                 return edge_op_fail(c, EDGE_ERR_MODEL, "zero point outside the %s range",

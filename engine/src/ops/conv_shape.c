@@ -19,6 +19,17 @@ static const window_fields DW_FIELDS = {EDGE_F_DEPTHWISE_CONV2D_OPTIONS_PADDING,
                                         EDGE_F_DEPTHWISE_CONV2D_OPTIONS_FUSED_ACTIVATION_FUNCTION, EDGE_F_DEPTHWISE_CONV2D_OPTIONS_DILATION_W_FACTOR,
                                         EDGE_F_DEPTHWISE_CONV2D_OPTIONS_DILATION_H_FACTOR};
 
+/* Every index the kernels compute along one axis (window start
+ * oy * stride - pad plus ky * dilation) lies within the span
+ * (out - 1) * stride + (k - 1) * dilation + 1 of the padded input, and the
+ * padding within it. Computed in 64 bits from int32 operands (no overflow),
+ * and kept below 2^29 so that the kernels' 32-bit index arithmetic (and a
+ * sum of two such indices) cannot overflow. */
+#define WINDOW_SPAN_MAX ((int64_t)1 << 29)
+static int64_t window_span(int64_t out, int32_t k, int32_t stride, int32_t dil) {
+    return (out - 1) * stride + (int64_t)(k - 1) * dil + 1;
+}
+
 /* The options' window (padding, strides, dilations, activation) and the
  * output size it gives, checked against out: fills the rest of s from its
  * batches, in_h, in_w, k_h, k_w and out_c. */
@@ -40,6 +51,14 @@ static edge_status window(const edge_op_ctx *c, const edge_tensor_rt *out, windo
     if (out_h <= 0 || out_w <= 0)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "filter %dx%d does not fit input %dx%d", k_h, k_w,
                             in_h, in_w);
+    const int64_t span_h = window_span(out_h, k_h, stride_h, dil_h);
+    const int64_t span_w = window_span(out_w, k_w, stride_w, dil_w);
+    if (span_h > WINDOW_SPAN_MAX || span_w > WINDOW_SPAN_MAX)
+        return edge_op_fail(c, EDGE_ERR_SHAPE,
+                            "window spans %ldx%ld input pixels (filter %dx%d, stride %dx%d, dilation "
+                            "%dx%d): over the limit of %ld",
+                            (long)span_h, (long)span_w, k_h, k_w, stride_h, stride_w, dil_h, dil_w,
+                            (long)WINDOW_SPAN_MAX);
     if (out->t.dims[0] != batches || out->t.dims[1] != out_h || out->t.dims[2] != out_w ||
         out->t.dims[3] != out_c)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "output is [%d,%d,%d,%d], expected [%d,%ld,%ld,%d]",

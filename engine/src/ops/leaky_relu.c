@@ -55,6 +55,8 @@ static edge_status prepare_any(edge_op_ctx *c, int float_ok) {
         /* Both ratios are float expressions in LeakyReluPrepare. */
         const float alpha_ratio = in_s * p.alpha / out_s;
         const float identity_ratio = in_s / out_s;
+        if (!(alpha_ratio <= 3.0e38f && alpha_ratio >= -3.0e38f))
+            return edge_op_fail(c, EDGE_ERR_MODEL, "input scale * alpha / output scale not finite");
         int sa, si;
         edge_quantize_multiplier((double)alpha_ratio, &p.mult_alpha, &sa);
         edge_quantize_multiplier((double)identity_ratio, &p.mult_identity, &si);

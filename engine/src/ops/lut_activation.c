@@ -25,6 +25,12 @@ edge_status edge_lut_act_prepare(edge_op_ctx *c, edge_lut_fn fn, int float_ok) {
             return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "%s output scale must be exactly 1/256",
                                 edge_type_name(t));
         if (!(out_s > 0.0f)) return edge_op_fail(c, EDGE_ERR_MODEL, "output scale must be positive");
+        /* The table scales values in [-1, 1] by 1 / out_s (act_lut.c) and
+         * converts the rounded result to int32: 1 / out_s must be finite
+         * (a denormal scale gives inf, and 0 * inf NaN) and far from 2^31. */
+        const float inverse = 1.0f / out_s;
+        if (!(inverse <= 1.0e9f))
+            return edge_op_fail(c, EDGE_ERR_MODEL, "output scale too small: 1 / scale must stay below 1e9");
     }
     lut_act_params *p = (lut_act_params *)c->params;
     if (!p) {

@@ -101,6 +101,8 @@ static edge_status prepare_any(edge_op_ctx *c, int float_ok) {
             return edge_op_fail(c, EDGE_ERR_UNSUPPORTED, "int16 needs zero points 0 (have %d, %d, %d)",
                                 z1, z2, zo);
         const float real = s1 * s2 / so; /* float arithmetic, as mul.cc */
+        if (!(real <= 3.0e38f))
+            return edge_op_fail(c, EDGE_ERR_MODEL, "input scales / output scale not finite (or NaN)");
         int shift;
         edge_quantize_multiplier((double)real, &p.out_mult, &shift);
         if (shift > 30 || shift < -31)

@@ -58,6 +58,13 @@ edge_status edge_pool2d_prepare(edge_op_ctx *c, int average, int float_ok) {
     pp->depth = in->t.dims[3];
     pp->out_h = window_axis(padding, pp->in_h, pp->filter_h, pp->stride_h, &pp->pad_h);
     pp->out_w = window_axis(padding, pp->in_w, pp->filter_w, pp->stride_w, &pp->pad_w);
+    /* Every window index (oy * stride - pad + filter) well inside 32 bits,
+     * as for the convolutions (conv_shape.c); 64-bit arithmetic here. */
+    const int64_t span_h = (int64_t)(pp->out_h - 1) * pp->stride_h + pp->filter_h;
+    const int64_t span_w = (int64_t)(pp->out_w - 1) * pp->stride_w + pp->filter_w;
+    if (span_h > ((int64_t)1 << 29) || span_w > ((int64_t)1 << 29))
+        return edge_op_fail(c, EDGE_ERR_SHAPE, "window spans %ldx%ld input pixels: over the limit of 2^29",
+                            (long)span_h, (long)span_w);
     if (out->t.dims[0] != pp->batches || out->t.dims[1] != pp->out_h || out->t.dims[2] != pp->out_w ||
         out->t.dims[3] != pp->depth)
         return edge_op_fail(c, EDGE_ERR_SHAPE,

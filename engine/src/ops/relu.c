@@ -72,6 +72,11 @@ edge_status edge_act_quant_read(const edge_op_ctx *c, const edge_tensor_rt *in, 
     q->out_s = edge_q_scale(out, 0);
     if (!(q->in_s > 0.0f) || !(q->out_s > 0.0f))
         return edge_op_fail(c, EDGE_ERR_MODEL, "scales must be positive");
+    /* The ops take in_s / out_s in float: an infinite ratio would give a
+     * zero multiplier (a silently wrong op), so refuse it here. */
+    const float ratio = q->in_s / q->out_s;
+    if (!(ratio <= 3.0e38f))
+        return edge_op_fail(c, EDGE_ERR_MODEL, "input scale / output scale not finite");
     q->in_zp = edge_q_zero(in, 0);
     q->out_zp = edge_q_zero(out, 0);
     if (in->t.type == EDGE_INT16 && (q->in_zp != 0 || q->out_zp != 0))

@@ -24,6 +24,7 @@
 #ifdef EDGE_SYSTOLIC_X86
 
 #include <immintrin.h>
+#include <stddef.h>
 
 #include "../requant.h"
 #include "transpose_x86.h"
