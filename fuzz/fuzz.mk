@@ -89,10 +89,10 @@ $(FUZZ_DIR)/fuzz_cli: fuzz/fuzz_cli.c quantize/cli/edgeq_main.c $(FUZZ_CLI_OBJ) 
 	    fuzz/fuzz_cli.c $(FUZZ_CLI_OBJ) $(FUZZ_ENGINE_OBJ) $(HOST_LDLIBS) -o $@
 
 # The calibration loaders: .npy arrays and images (PNG, BMP, PGM/PPM).
-$(FUZZ_DIR)/fuzz_npy: fuzz/fuzz_npy.c $(FUZZ_DIR)/quantize/io/npy.o $(FUZZ_DIR)/quantize/io/file_util.o
+$(FUZZ_DIR)/fuzz_npy: fuzz/fuzz_npy.c $(FUZZ_DIR)/quantize/io/npy.o $(FUZZ_DIR)/quantize/io/file_util.o $(FUZZ_DIR)/quantize/err.o
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iquantize $(FUZZ_SAN) $^ -lm -o $@
 
-$(FUZZ_DIR)/fuzz_image: fuzz/fuzz_image.c $(FUZZ_DIR)/quantize/io/image_load.o
+$(FUZZ_DIR)/fuzz_image: fuzz/fuzz_image.c $(FUZZ_DIR)/quantize/io/image_load.o $(FUZZ_DIR)/quantize/err.o
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Iquantize $(FUZZ_SAN) $^ -lm -o $@
 
 fuzz-build: $(FUZZ_BINS)

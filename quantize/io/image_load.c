@@ -694,7 +694,7 @@ static int pnm_decode(const uint8_t *buf, size_t len, const char *name, edgeq_im
     if (at >= len || !(buf[at] == ' ' || buf[at] == '\t' || buf[at] == '\n' || buf[at] == '\r' ||
                        buf[at] == '\f' || buf[at] == '\v')) {
         edgeq_image_free(img);
-        return fail(err, err_len, "%s: P%d needs one whitespace byte after maxval", name, kind);
+        return edgeq_fail(err, err_len, "%s: P%d needs one whitespace byte after maxval", name, kind);
     }
     at++;
     size_t bps = maxv > 255 ? 2 : 1;
