@@ -582,3 +582,15 @@ def test_computed_shape_disagrees_at_invoke(which, any_edgeq, tmp_path):
         oracle.engine_run(str(path), arrs, outs, binary=any_edgeq)
     assert e.value.returncode == 1, e.value.describe()
     assert "differs from the planned output" in e.value.stderr, e.value.stderr
+
+
+def test_dynamic_batch_flatten_refused(any_edgeq):
+    """The converter's tf.reshape(x, [tf.shape(x)[0], -1]) with a dynamic
+    batch (tests/fixtures/data_ops, made by gen_op_models.py's converter
+    settings) leaves RESHAPE's output with the static shape [1, 1]: the
+    engine plans static shapes and does not fold the SHAPE arithmetic at
+    load, so it refuses the file at load, clearly, naming the op."""
+    path = os.path.join(oracle.REPO, "tests", "fixtures", "data_ops", "dynamic_batch_flatten_minus1.tflite")
+    r = oracle.run_edgeq(["inspect", path], binary=any_edgeq)
+    assert r.returncode == 1, r.stderr
+    assert "RESHAPE" in r.stderr and "elements" in r.stderr, r.stderr
