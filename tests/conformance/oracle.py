@@ -35,7 +35,9 @@ SHARED_MODELS = os.path.join(SHARED, "models")
 # reference takes (test_data_ops.py) rather than only on converter fixtures.
 DATA_OPS = (
     "SHAPE", "EXPAND_DIMS", "PACK", "UNPACK", "SPLIT", "SPLIT_V", "TRANSPOSE", "SLICE", "TILE",
-    "FILL", "ZEROS_LIKE", "BROADCAST_TO", "CAST", "REVERSE_V2",
+    "FILL", "ZEROS_LIKE", "BROADCAST_TO", "CAST", "REVERSE_V2", "GATHER", "GATHER_ND",
+    "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", "MIRROR_PAD",
+    "BROADCAST_ARGS", "DYNAMIC_UPDATE_SLICE", "EMBEDDING_LOOKUP",
 )
 
 # The engine's op list (engine/src/ops/ops.h), by TFLite builtin name.

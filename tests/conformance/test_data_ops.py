@@ -405,6 +405,258 @@ for frm in CAST_TYPES:
              lambda frm=frm, to=to: cast_model([3, 17], frm, to), cast_inputs(frm, to))
 
 
+# ---------------------------------------------------------------- GATHER / GATHER_ND
+
+
+def gather_out_shape(pshape, ishape, axis, bd):
+    return list(pshape[:axis]) + list(ishape[bd:]) + list(pshape[axis + 1:])
+
+
+def gather_model(pshape, ttype, ishape, itype, axis, bd, idx=None):
+    rank, irank = len(pshape), len(ishape)
+    a = axis + rank if axis < 0 else axis
+    b = bd + irank if bd < 0 else bd
+    o = S().GatherOptionsT()
+    o.axis, o.batchDims = axis, bd
+    return build("GATHER", [t(pshape, ttype), t(ishape, itype, idx),
+                            t(gather_out_shape(pshape, ishape, a, b), ttype)], "GatherOptions", o)
+
+
+def index_inputs(k, hi_of):
+    """Inputs where graph input k holds valid indices: hi_of(desc) gives the
+    exclusive upper bound per element (an array of the input's shape)."""
+    def inputs(orc, name):
+        sets = []
+        for label, arrs in std_inputs(orc, name):
+            d = orc.inputs[k]
+            r = np.random.default_rng(oracle.stable_seed(name, label, "idx"))
+            hi = hi_of(d)
+            arrs[k] = (r.random(d.shape) * hi).astype(np.int64).astype(d.dtype)
+            sets.append((label, arrs))
+        return sets
+    return inputs
+
+
+for ty in MOVER_TYPES:
+    r = rng_of("gather", ty)
+    for k in range(4):
+        rank = int(r.integers(1, 5))
+        pshape = rand_shape(r, rank, 1, 5)
+        axis = int(r.integers(-rank, rank))
+        a = axis + rank if axis < 0 else axis
+        bd = int(r.integers(0, a + 1)) if k >= 2 else 0
+        ishape = list(pshape[:bd]) + rand_shape(r, int(r.integers(0, 3)), 1, 4)
+        ity = ("INT32", "INT64", "INT32", "INT16")[k]
+        n = pshape[a]
+        if k % 2 == 0:  # constant indices
+            idx = r.integers(0, n, size=ishape)
+            case("gather_%s_%d" % (ty.lower(), k), "GATHER",
+                 lambda pshape=pshape, ty=ty, ishape=ishape, ity=ity, axis=axis, bd=bd, idx=idx:
+                 gather_model(pshape, ty, ishape, ity, axis, bd, idx))
+        else:  # computed indices
+            case("gather_%s_%d" % (ty.lower(), k), "GATHER",
+                 lambda pshape=pshape, ty=ty, ishape=ishape, ity=ity, axis=axis, bd=bd:
+                 gather_model(pshape, ty, ishape, ity, axis, bd),
+                 index_inputs(1, lambda d, n=n: np.full(d.shape, n)))
+
+
+def gather_nd_model(pshape, ttype, ishape, itype, idx=None):
+    k = ishape[-1]
+    out = list(ishape[:-1]) + list(pshape[k:])
+    return build("GATHER_ND", [t(pshape, ttype), t(ishape, itype, idx), t(out, ttype)],
+                 "GatherNdOptions", S().GatherNdOptionsT())
+
+
+for ty in MOVER_TYPES:
+    r = rng_of("gather_nd", ty)
+    for k in range(3):
+        rank = int(r.integers(1, 5))
+        pshape = rand_shape(r, rank, 1, 5)
+        depth = int(r.integers(1, rank + 1))
+        ishape = rand_shape(r, int(r.integers(0, 3)), 1, 4) + [depth]
+        ity = ("INT32", "INT64", "INT32")[k]
+        bounds = np.array(pshape[:depth])
+        if k == 0:
+            idx = (r.random(ishape) * bounds).astype(np.int64)
+            case("gather_nd_%s_%d" % (ty.lower(), k), "GATHER_ND",
+                 lambda pshape=pshape, ty=ty, ishape=ishape, ity=ity, idx=idx:
+                 gather_nd_model(pshape, ty, ishape, ity, idx))
+        else:
+            case("gather_nd_%s_%d" % (ty.lower(), k), "GATHER_ND",
+                 lambda pshape=pshape, ty=ty, ishape=ishape, ity=ity: gather_nd_model(pshape, ty, ishape, ity),
+                 index_inputs(1, lambda d, bounds=bounds: np.broadcast_to(bounds, d.shape)))
+
+# ---------------------------------------------------------------- SPACE_TO_DEPTH / DEPTH_TO_SPACE
+
+S2D_TYPES = ["INT8", "UINT8", "INT16", "INT32", "INT64", "FLOAT32"]
+for ty in [x for x in S2D_TYPES if x != "INT16"]:  # the reference takes no int16 here
+    r = rng_of("s2d", ty)
+    for k in range(2):
+        b = int(r.integers(1, 4))
+        n, h, w, c = 1 + k, b * int(r.integers(1, 4)), b * int(r.integers(1, 4)), int(r.integers(1, 5))
+
+        def s2d(n=n, h=h, w=w, c=c, b=b, ty=ty):
+            o = S().SpaceToDepthOptionsT()
+            o.blockSize = b
+            return build("SPACE_TO_DEPTH", [t((n, h, w, c), ty), t((n, h // b, w // b, c * b * b), ty)],
+                         "SpaceToDepthOptions", o)
+
+        def d2s(n=n, h=h, w=w, c=c, b=b, ty=ty):
+            o = S().DepthToSpaceOptionsT()
+            o.blockSize = b
+            return build("DEPTH_TO_SPACE", [t((n, h // b, w // b, c * b * b), ty), t((n, h, w, c), ty)],
+                         "DepthToSpaceOptions", o)
+
+        case("space_to_depth_%s_%d" % (ty.lower(), k), "SPACE_TO_DEPTH", s2d)
+        case("depth_to_space_%s_%d" % (ty.lower(), k), "DEPTH_TO_SPACE", d2s)
+
+# ---------------------------------------------------------------- SPACE_TO_BATCH_ND / BATCH_TO_SPACE_ND
+
+
+def s2b_model(shape, ty, block, pads):
+    m = len(block)
+    out = [shape[0] * int(np.prod(block))]
+    for d in range(m):
+        out.append((shape[d + 1] + pads[d][0] + pads[d][1]) // block[d])
+    out += list(shape[m + 1:])
+    return build("SPACE_TO_BATCH_ND", [t(shape, ty), t((m,), "INT32", block), t((m, 2), "INT32", pads),
+                                       t(out, ty)], "SpaceToBatchNDOptions", S().SpaceToBatchNDOptionsT())
+
+
+def b2s_model(shape, ty, block, crops):
+    m = len(block)
+    prod = int(np.prod(block))
+    out = [shape[0] // prod]
+    for d in range(m):
+        out.append(shape[d + 1] * block[d] - crops[d][0] - crops[d][1])
+    out += list(shape[m + 1:])
+    return build("BATCH_TO_SPACE_ND", [t(shape, ty), t((m,), "INT32", block), t((m, 2), "INT32", crops),
+                                       t(out, ty)], "BatchToSpaceNDOptions", S().BatchToSpaceNDOptionsT())
+
+
+for ty in S2D_TYPES:
+    r = rng_of("s2b", ty)
+    for k in range(3):
+        m = 1 if k == 2 else 2
+        block = [int(x) for x in r.integers(1, 4, size=m)]
+        pads, shape = [], [int(r.integers(1, 3))]
+        for d in range(m):
+            lo = int(r.integers(0, 3))
+            size = int(r.integers(1, 6))
+            hi = (-(size + lo)) % block[d]
+            pads.append([lo, hi])
+            shape.append(size)
+        shape.append(int(r.integers(1, 4)))
+        case("space_to_batch_nd_%s_%d" % (ty.lower(), k), "SPACE_TO_BATCH_ND",
+             lambda shape=shape, ty=ty, block=block, pads=pads: s2b_model(shape, ty, block, pads))
+        bshape = [shape[0] * int(np.prod(block))] + [int(r.integers(1, 4)) for _ in range(m)] + [shape[-1]]
+        crops = [[int(r.integers(0, 2)), int(r.integers(0, 2))] if bshape[d + 1] * block[d] > 2 else [0, 0]
+                 for d in range(m)]
+        case("batch_to_space_nd_%s_%d" % (ty.lower(), k), "BATCH_TO_SPACE_ND",
+             lambda bshape=bshape, ty=ty, block=block, crops=crops: b2s_model(bshape, ty, block, crops))
+
+# ---------------------------------------------------------------- MIRROR_PAD / PADV2
+
+
+def mirror_pad_model(shape, ty, pads, mode, ptype):
+    o = S().MirrorPadOptionsT()
+    o.mode = mode
+    out = [d + p[0] + p[1] for d, p in zip(shape, pads)]
+    return build("MIRROR_PAD", [t(shape, ty), t((len(shape), 2), ptype, pads), t(out, ty)],
+                 "MirrorPadOptions", o, version=2)
+
+
+for ty in S2D_TYPES:
+    r = rng_of("mirror_pad", ty)
+    for k in range(4):
+        rank = int(r.integers(1, 5))
+        shape = rand_shape(r, rank, 1, 5)
+        mode = k % 2
+        pads = [[int(r.integers(0, d - 1 + mode + 1)), int(r.integers(0, d - 1 + mode + 1))] for d in shape]
+        case("mirror_pad_%s_%s_%d" % (ty.lower(), ("reflect", "symmetric")[mode], k), "MIRROR_PAD",
+             lambda shape=shape, ty=ty, pads=pads, mode=mode, k=k: mirror_pad_model(
+                 shape, ty, pads, mode, ("INT32", "INT64")[k // 2]))
+
+
+def padv2_model(shape, ty, pads, value):
+    out = [d + p[0] + p[1] for d, p in zip(shape, pads)]
+    return build("PADV2", [t(shape, ty), t((len(shape), 2), "INT32", pads), t((), ty, value), t(out, ty)],
+                 "PadV2Options", S().PadV2OptionsT(), version=1)
+
+
+for ty in S2D_TYPES + ["BOOL"]:
+    r = rng_of("padv2", ty)
+    rank = int(r.integers(1, 6))
+    shape = rand_shape(r, rank, 1, 4)
+    pads = [[int(r.integers(0, 3)), int(r.integers(0, 3))] for _ in shape]
+    value = {"BOOL": True, "FLOAT32": -2.5}.get(ty, 7)
+    case("padv2_%s" % ty.lower(), "PADV2",
+         lambda shape=shape, ty=ty, pads=pads, value=value: padv2_model(shape, ty, pads, value))
+
+# ---------------------------------------------------------------- BROADCAST_ARGS
+
+
+def broadcast_args_model(a, b, ty):
+    n = max(len(a), len(b))
+    return build("BROADCAST_ARGS", [t((len(a),), ty, a), t((len(b),), ty), t((n,), ty)], None, None)
+
+
+for k, (a, b) in enumerate([([2, 1, 4], [3, 1]), ([1], [5, 6, 1]), ([3, 4], [3, 4]), ([7, 1, 1, 2], [1])]):
+    for ty in ("INT32", "INT64"):
+        case("broadcast_args_%s_%d" % (ty.lower(), k), "BROADCAST_ARGS",
+             lambda a=a, b=b, ty=ty: broadcast_args_model(a, b, ty),
+             lambda orc, name, b=b, ty=ty: [("given", [np.array(b, NP[ty])])])
+
+# ---------------------------------------------------------------- DYNAMIC_UPDATE_SLICE
+
+
+def dus_model(shape, ushape, ty, ity):
+    return build("DYNAMIC_UPDATE_SLICE", [t(shape, ty), t(ushape, ty), t((len(shape),), ity), t(shape, ty)],
+                 "DynamicUpdateSliceOptions", S().DynamicUpdateSliceOptionsT())
+
+
+def dus_inputs(orc, name):
+    sets = []
+    for label, arrs in std_inputs(orc, name):
+        d = orc.inputs[2]
+        r = np.random.default_rng(oracle.stable_seed(name, label, "start"))
+        arrs[2] = r.integers(-3, 8, size=d.shape).astype(d.dtype)  # clamped into range
+        sets.append((label, arrs))
+    return sets
+
+
+for ty in ["INT8", "INT16", "INT32", "INT64", "FLOAT32", "BOOL"]:
+    r = rng_of("dus", ty)
+    for k in range(2):
+        rank = int(r.integers(1, 5))
+        shape = rand_shape(r, rank, 1, 5)
+        ushape = [int(r.integers(1, d + 1)) for d in shape]
+        case("dynamic_update_slice_%s_%d" % (ty.lower(), k), "DYNAMIC_UPDATE_SLICE",
+             lambda shape=shape, ushape=ushape, ty=ty, k=k: dus_model(shape, ushape, ty, ("INT32", "INT64")[k]),
+             dus_inputs)
+
+# ---------------------------------------------------------------- EMBEDDING_LOOKUP
+
+
+def embedding_model(rows, row_shape, vty, oty, ids=None, n_ids=5):
+    r = rng_of("embedding", vty, oty, rows)
+    info = np.iinfo(NP[vty]) if vty != "FLOAT32" else None
+    vals = (r.standard_normal((rows,) + tuple(row_shape)) if info is None else
+            r.integers(info.min, int(info.max) + 1, size=(rows,) + tuple(row_shape)))
+    vspec = ((rows,) + tuple(row_shape), vty) + (QUANT.get(vty, (None, None)) if oty == vty else (0.037, 0)) + \
+        (np.asarray(vals, NP[vty]),)
+    ospec = ((n_ids,) + tuple(row_shape), oty) + QUANT.get(oty, (None, None))
+    return build("EMBEDDING_LOOKUP", [t((n_ids,), "INT32", ids), vspec, ospec], None, None)
+
+
+for k, (vty, oty, rows, row_shape) in enumerate([("FLOAT32", "FLOAT32", 7, [3]), ("INT8", "INT8", 4, [2, 3]),
+                                                  ("UINT8", "UINT8", 6, [5]), ("INT8", "FLOAT32", 5, [4]),
+                                                  ("UINT8", "FLOAT32", 3, [2, 2])]):
+    case("embedding_lookup_%s_%s_%d" % (vty.lower(), oty.lower(), k), "EMBEDDING_LOOKUP",
+         lambda vty=vty, oty=oty, rows=rows, row_shape=row_shape: embedding_model(rows, row_shape, vty, oty),
+         index_inputs(0, lambda d, rows=rows: np.full(d.shape, rows)))
+
+
 # ---------------------------------------------------------------- running
 
 def std_inputs(orc, name):
@@ -553,7 +805,35 @@ REFUSED = {
                                                   t((2, 4), "INT32")], "FillOptions", S().FillOptionsT()),
                            "dims"),
     "cast_to_float16": (_cast_string, "not supported"),
+    "gather_const_index_out_of_range": (
+        lambda: gather_model([4, 3], "INT8", [2], "INT32", 0, 0, [1, 4]), "outside"),
+    "gather_axis_out_of_range": (lambda: build(
+        "GATHER", [t((4, 3), "INT8"), t((2,), "INT32", [0, 1]), t((2, 3), "INT8")], "GatherOptions",
+        _opts("GatherOptionsT", axis=2)), "axis"),
+    "gather_nd_depth_too_deep": (lambda: gather_nd_model([4, 3], "INT8", [2, 3], "INT32",
+                                                         np.zeros((2, 3))), "depth"),
+    "mirror_pad_reflect_too_wide": (lambda: mirror_pad_model([3, 2], "INT8", [[3, 0], [0, 0]], 0, "INT32"),
+                                    "exceed"),
+    "space_to_depth_block_does_not_divide": (lambda: build(
+        "SPACE_TO_DEPTH", [t((1, 5, 4, 2), "INT8"), t((1, 2, 2, 8), "INT8")], "SpaceToDepthOptions",
+        _opts("SpaceToDepthOptionsT", blockSize=2)), "divide"),
+    "space_to_batch_pads_do_not_tile": (lambda: build(
+        "SPACE_TO_BATCH_ND", [t((1, 5, 4, 2), "INT8"), t((2,), "INT32", [2, 2]),
+                              t((2, 2), "INT32", [[0, 0], [0, 0]]), t((4, 3, 2, 2), "INT8")],
+        "SpaceToBatchNDOptions", S().SpaceToBatchNDOptionsT()), "tile"),
+    "embedding_const_id_out_of_range": (lambda: embedding_model(4, [3], "FLOAT32", "FLOAT32",
+                                                                ids=[0, 1, 2, 3, 4]), "outside"),
+    "broadcast_args_incompatible": (lambda: build(
+        "BROADCAST_ARGS", [t((2,), "INT32", [2, 3]), t((2,), "INT32", [4, 3]), t((2,), "INT32")], None, None),
+        "broadcast"),
 }
+
+
+def _opts(cls, **kw):
+    o = getattr(S(), cls)()
+    for k, v in kw.items():
+        setattr(o, k, v)
+    return o
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
@@ -594,3 +874,28 @@ def test_dynamic_batch_flatten_refused(any_edgeq):
     r = oracle.run_edgeq(["inspect", path], binary=any_edgeq)
     assert r.returncode == 1, r.stderr
     assert "RESHAPE" in r.stderr and "elements" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("which", ["gather", "gather_nd", "embedding_lookup", "broadcast_args"])
+def test_computed_index_out_of_range_at_invoke(which, any_edgeq, tmp_path):
+    """Computed indices outside their dimension (or shapes that do not
+    broadcast): a clear error at invoke, exit 1, never a read out of bounds
+    (the ASan build would report one)."""
+    path = tmp_path / (which + ".tflite")
+    if which == "gather":
+        path.write_bytes(gather_model([4, 3], "INT8", [2], "INT32", 0, 0))
+        arrs, out = [np.zeros((4, 3), np.int8), np.array([1, 4], np.int32)], ((2, 3), np.int8)
+    elif which == "gather_nd":
+        path.write_bytes(gather_nd_model([4, 3], "FLOAT32", [2, 2], "INT64"))
+        arrs, out = [np.zeros((4, 3), np.float32), np.array([[0, 0], [1, -1]], np.int64)], ((2,), np.float32)
+    elif which == "embedding_lookup":
+        path.write_bytes(embedding_model(4, [3], "FLOAT32", "FLOAT32"))
+        arrs, out = [np.array([0, 1, 2, 3, 1 << 30], np.int32)], ((5, 3), np.float32)
+    else:
+        path.write_bytes(broadcast_args_model([2, 3], [2, 3], "INT32"))
+        arrs, out = [np.array([4, 3], np.int32)], ((2,), np.int32)
+    outs = [oracle.TensorDesc(0, "", out[1], out[0], 0.0, 0)]
+    with pytest.raises(oracle.EngineError) as e:
+        oracle.engine_run(str(path), arrs, outs, binary=any_edgeq)
+    assert e.value.returncode == 1, e.value.describe()
+    assert "outside" in e.value.stderr or "broadcast" in e.value.stderr, e.value.stderr

@@ -15,7 +15,9 @@
 #define EDGE_DATA_OP_LIST(X)                                                   \
     X(shape) X(expand_dims) X(pack) X(unpack) X(split) X(split_v)             \
     X(transpose) X(slice) X(tile) X(fill) X(zeros_like) X(broadcast_to)       \
-    X(cast) X(reverse_v2)
+    X(cast) X(reverse_v2) X(gather) X(gather_nd) X(space_to_depth)            \
+    X(depth_to_space) X(space_to_batch_nd) X(batch_to_space_nd) X(mirror_pad)  \
+    X(broadcast_args) X(dynamic_update_slice) X(embedding_lookup)
 #define edge_op_shape_f edge_op_shape
 #define edge_op_expand_dims_f edge_op_expand_dims
 #define edge_op_pack_f edge_op_pack
@@ -30,6 +32,16 @@
 #define edge_op_broadcast_to_f edge_op_broadcast_to
 #define edge_op_cast_f edge_op_cast
 #define edge_op_reverse_v2_f edge_op_reverse_v2
+#define edge_op_gather_f edge_op_gather
+#define edge_op_gather_nd_f edge_op_gather_nd
+#define edge_op_space_to_depth_f edge_op_space_to_depth
+#define edge_op_depth_to_space_f edge_op_depth_to_space
+#define edge_op_space_to_batch_nd_f edge_op_space_to_batch_nd
+#define edge_op_batch_to_space_nd_f edge_op_batch_to_space_nd
+#define edge_op_mirror_pad_f edge_op_mirror_pad
+#define edge_op_broadcast_args_f edge_op_broadcast_args
+#define edge_op_dynamic_update_slice_f edge_op_dynamic_update_slice
+#define edge_op_embedding_lookup_f edge_op_embedding_lookup
 
 #define EDGE_OP_LIST(X)                                                        \
     X(conv_2d) X(depthwise_conv_2d) X(fully_connected)                        \
