@@ -26,7 +26,7 @@ static edge_status prepare(edge_op_ctx *c) {
     if (in->t.rank != 4 || out->t.rank != 4)
         return edge_op_fail(c, EDGE_ERR_SHAPE, "input and output must be 4-D");
     const int32_t n = in->t.dims[0], h = in->t.dims[1], w = in->t.dims[2], ch = in->t.dims[3];
-    if (b < 1 || b > 65535 || ch % (b * b))
+    if (b < 1 || b > 46340 || ch % (b * b)) /* b * b fits int32 */
         return edge_op_fail(c, EDGE_ERR_MODEL, "block_size %d squared does not divide the %d channels", b, ch);
     const int32_t oc = ch / (b * b);
     if (out->t.dims[0] != n || (int64_t)out->t.dims[1] != (int64_t)h * b ||

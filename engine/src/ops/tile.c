@@ -47,8 +47,8 @@ static edge_status prepare(edge_op_ctx *c) {
     edge_strides(&in->t, stride);
     for (int32_t d = 0; d < rank; d++) {
         const int64_t k = edge_index_at(m->t.data, m->t.type, (uint32_t)d);
-        if (k < 0)
-            return edge_op_fail(c, EDGE_ERR_MODEL, "multiples[%d] = %ld is negative", d, (long)k);
+        if (k < 0 || k > INT32_MAX)
+            return edge_op_fail(c, EDGE_ERR_MODEL, "multiples[%d] = %ld is negative or too large", d, (long)k);
         if ((int64_t)in->t.dims[d] * k != out->t.dims[d])
             return edge_op_fail(c, EDGE_ERR_SHAPE, "output dimension %d is %d, not %d x %ld", d, out->t.dims[d],
                                 in->t.dims[d], (long)k);
