@@ -616,6 +616,23 @@ def catalogue():
                 lambda x: x + tf.fill([tf.shape(x)[0], 8], 0.5), batch_none=True,
                 params=dict(note="SHAPE -> STRIDED_SLICE -> PACK -> FILL -> ADD")))
 
+    add(dm_spec("dm_gather_axis1", "GATHER", [(2, 6, 3)],
+                lambda x: tf.gather(x, tf.constant([5, 0, 2, 2], tf.int32), axis=1)))
+    add(dm_spec("dm_gather_nd", "GATHER_ND", [(4, 5, 3)],
+                lambda x: tf.gather_nd(x, tf.constant([[0, 1], [3, 4], [2, 2]], tf.int32))))
+    add(dm_spec("dm_space_to_depth_b2", "SPACE_TO_DEPTH", [(1, 4, 6, 3)],
+                lambda x: tf.nn.space_to_depth(x, 2)))
+    # (no DEPTH_TO_SPACE: the converter marks int8 version 2, which
+    # ai-edge-litert's reference resolver does not register)
+    add(dm_spec("dm_mirror_pad_reflect", "MIRROR_PAD", [(1, 4, 5, 2)],
+                lambda x: tf.pad(x, [[0, 0], [2, 1], [1, 3], [0, 0]], mode="REFLECT")))
+    add(dm_spec("dm_mirror_pad_symmetric", "MIRROR_PAD", [(3, 4)],
+                lambda x: tf.pad(x, [[1, 3], [4, 0]], mode="SYMMETRIC")))
+    add(dm_spec("dm_space_to_batch_nd", "SPACE_TO_BATCH_ND", [(1, 5, 6, 2)],
+                lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 0], [0, 0]])))
+    add(dm_spec("dm_batch_to_space_nd", "BATCH_TO_SPACE_ND", [(4, 3, 2, 2)],
+                lambda x: tf.batch_to_space(x, [2, 2], [[1, 0], [0, 1]])))
+
     return specs
 
 
