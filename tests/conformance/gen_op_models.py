@@ -633,6 +633,28 @@ def catalogue():
     add(dm_spec("dm_batch_to_space_nd", "BATCH_TO_SPACE_ND", [(4, 3, 2, 2)],
                 lambda x: tf.batch_to_space(x, [2, 2], [[1, 0], [0, 1]])))
 
+    # Keras recurrent layers unrolled (unroll=True): the converter splits
+    # the gates with SPLIT and the time steps with UNPACK, joins with PACK.
+    def rnn_net(kind):
+        def fn(rng):
+            import keras
+
+            keras.utils.set_random_seed(seed_of("net_%s_unroll" % kind))
+            layer = keras.layers.GRU if kind == "gru" else keras.layers.LSTM
+            inp = keras.Input((6, 5), batch_size=1)
+            x = layer(8, unroll=True, return_sequences=True)(inp)
+            x = layer(4, unroll=True)(x)
+            model = keras.Model(inp, keras.layers.Dense(3, activation="softmax")(x))
+            return lambda x: model(x)
+
+        return fn
+
+    for kind in ("gru", "lstm"):
+        add(Spec("net_%s_unroll" % kind, "UNPACK",
+                 dict(ops="keras %s(8, return_sequences) -> %s(4) -> dense softmax, unroll=True"
+                      % (kind.upper(), kind.upper())),
+                 rnn_net(kind), [[1, 6, 5]], ranges=[(-1.0, 1.0)]))
+
     return specs
 
 
