@@ -74,10 +74,12 @@ static int64_t float_to_int(float f, edge_type t) {
     case EDGE_UINT32: lo = 0, hi = (int64_t)UINT32_MAX; break;
     default: lo = INT64_MIN, hi = INT64_MAX; break;
     }
-    const double d = (double)f;
-    if (d != d || d >= (double)hi) return hi;
-    if (d <= (double)lo) return lo;
-    return (int64_t)d;
+    /* The bounds as floats are exact (powers of two or small integers)
+     * or round up to the first value past the range: in float alone, no
+     * double arithmetic on single-precision FPUs. */
+    if (!(f < (float)hi)) return hi; /* NaN too */
+    if (f <= (float)lo) return lo;
+    return (int64_t)f;
 }
 
 static float float_at(const uint8_t *p) {

@@ -5,9 +5,9 @@
  * TFLite's kernel: a byte copy of each row for float32 values, and for
  * int8/uint8 values into an output of the same type; into a float32
  * output (the hybrid form) each element is the value's byte read as int8
- * times its scale, in double, rounded to float. An id outside the rows
- * stops the op with EDGE_ERR_ARG at invoke (at load when the ids are
- * constant), before anything is read.
+ * times its scale (TFLite's double product, rounded to float). An id
+ * outside the rows stops the op with EDGE_ERR_ARG at invoke (at load when
+ * the ids are constant), before anything is read.
  */
 #include "data_move.h"
 
@@ -80,7 +80,10 @@ static edge_status eval(edge_op_ctx *c) {
             continue;
         }
         for (uint32_t j = 0; j < p->row; j++, dst += 4) {
-            const float f = (float)((double)(int8_t)r[j] * (double)p->scale);
+            /* TFLite multiplies in double; an 8-bit integer times a float
+             * is exact in double, so the float product (rounded once) is
+             * the same number. */
+            const float f = (float)(int8_t)r[j] * p->scale;
             edge_memcpy(dst, &f, 4);
         }
     }
