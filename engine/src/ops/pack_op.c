@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * pack.c — PACK (BuiltinOperator 83): N inputs of one shape stacked along a
- * new dimension `axis` of the output (PackOptions.values_count must be N;
+ * pack_op.c — PACK (BuiltinOperator 83): N inputs of one shape stacked
+ * along a new dimension `axis` of the output (PackOptions.values_count must be N;
  * a negative axis counts from the end of the output's rank). As TFLite's
  * kernel: int8, uint8, int16, int32, uint32, int64 and float32, every
  * input quantized as the output (it does not rescale).
+ * (Not pack.c: engine/src has one, and flat object layouts such as
+ * PlatformIO's would take one for the other.)
  */
 #include "data_move.h"
 
