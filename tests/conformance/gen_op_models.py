@@ -52,8 +52,9 @@ class Spec:
     """One fixture: a float function plus how to quantize it."""
 
     def __init__(self, name, op, params, fn, in_shapes, ranges=None, io="int8",
-                 per_channel=True, patch=None, note=None):
+                 per_channel=True, patch=None, note=None, batch_none=False):
         self.name = name
+        self.batch_none = batch_none  # signature batch None: the converter's dynamic-batch ops
         self.op = op
         self.params = params
         self.fn = fn  # fn(rng) -> python callable on tf tensors (weights drawn from rng)
@@ -75,7 +76,7 @@ def convert(spec):
         fn = tf.function(body, input_signature=sig, autograph=False)
         conv = tf.lite.TFLiteConverter.from_concrete_functions([fn.get_concrete_function()], fn)
         return conv.convert()
-    sig = [tf.TensorSpec(s, tf.float32) for s in spec.in_shapes]
+    sig = [tf.TensorSpec([None] + s[1:] if spec.batch_none else s, tf.float32) for s in spec.in_shapes]
     fn = tf.function(body, input_signature=sig, autograph=False)
     cf = fn.get_concrete_function()
 
@@ -599,6 +600,80 @@ def catalogue():
     add(Spec("net_mlp_mixed", "FULLY_CONNECTED",
              dict(ops="fc, leaky_relu, strided_slice, logistic, tanh, concat, fc, reshape"),
              mlp, [[1, 20]], ranges=[(-2.0, 2.0)]))
+
+    # ---------------- shape and data movement (test_data_ops.py has every type)
+    def dm_spec(name, op, shapes, body, ranges=None, batch_none=False, params=None):
+        def fn(rng):
+            return body
+
+        p = dict(shapes=[list(x) for x in shapes])
+        p.update(params or {})
+        return Spec(name, op, p, fn, shapes, ranges=ranges, batch_none=batch_none)
+
+    add(dm_spec("dm_transpose_nhwc_nchw", "TRANSPOSE", [(1, 4, 5, 3)],
+                lambda x: tf.transpose(x, [0, 3, 1, 2])))
+    add(dm_spec("dm_transpose_3d", "TRANSPOSE", [(2, 3, 4)], lambda x: tf.transpose(x, [2, 0, 1])))
+    add(dm_spec("dm_pack_axis1", "PACK", [(2, 5), (2, 5)],
+                lambda a, b: tf.stack([a, b], axis=1)))
+    add(dm_spec("dm_pack_neg_axis_3", "PACK", [(3, 4), (3, 4), (3, 4)],
+                lambda a, b, c: tf.stack([a, b, c], axis=-1)))
+    add(dm_spec("dm_unpack_axis1", "UNPACK", [(2, 3, 4)], lambda x: tf.unstack(x, axis=1)))
+    add(dm_spec("dm_split_3_last", "SPLIT", [(1, 4, 4, 6)], lambda x: tf.split(x, 3, axis=-1)))
+    add(dm_spec("dm_split_v_axis1", "SPLIT_V", [(2, 6, 3)], lambda x: tf.split(x, [2, 3, 1], axis=1)))
+    add(dm_spec("dm_slice_4d", "SLICE", [(1, 6, 5, 4)],
+                lambda x: tf.slice(x, [0, 1, 2, 0], [1, 3, -1, 2])))
+    # (no TILE: the converter marks int8 TILE version 3, which ai-edge-litert's
+    # reference resolver does not register)
+    add(dm_spec("dm_reverse_axis1", "REVERSE_V2", [(2, 5, 3)], lambda x: tf.reverse(x, axis=[1])))
+    add(dm_spec("dm_broadcast_to", "BROADCAST_TO", [(3, 1)],
+                lambda x: tf.broadcast_to(x, [2, 3, 4])))
+    # (with [tf.shape(x)[0], -1] the converter leaves the output's static
+    # shape [1, 1]: the engine refuses that at load, see test_data_ops.py)
+    add(dm_spec("dm_dynamic_batch_reshape", "SHAPE", [(1, 4, 4, 2)],
+                lambda x: tf.reshape(x, [tf.shape(x)[0], 32]), batch_none=True,
+                params=dict(note="SHAPE -> STRIDED_SLICE -> PACK -> RESHAPE")))
+    add(dm_spec("dm_dynamic_batch_fill", "FILL", [(1, 8)],
+                lambda x: x + tf.fill([tf.shape(x)[0], 8], 0.5), batch_none=True,
+                params=dict(note="SHAPE -> STRIDED_SLICE -> PACK -> FILL -> ADD")))
+
+    add(dm_spec("dm_gather_axis1", "GATHER", [(2, 6, 3)],
+                lambda x: tf.gather(x, tf.constant([5, 0, 2, 2], tf.int32), axis=1)))
+    add(dm_spec("dm_gather_nd", "GATHER_ND", [(4, 5, 3)],
+                lambda x: tf.gather_nd(x, tf.constant([[0, 1], [3, 4], [2, 2]], tf.int32))))
+    add(dm_spec("dm_space_to_depth_b2", "SPACE_TO_DEPTH", [(1, 4, 6, 3)],
+                lambda x: tf.nn.space_to_depth(x, 2)))
+    # (no DEPTH_TO_SPACE: the converter marks int8 version 2, which
+    # ai-edge-litert's reference resolver does not register)
+    add(dm_spec("dm_mirror_pad_reflect", "MIRROR_PAD", [(1, 4, 5, 2)],
+                lambda x: tf.pad(x, [[0, 0], [2, 1], [1, 3], [0, 0]], mode="REFLECT")))
+    add(dm_spec("dm_mirror_pad_symmetric", "MIRROR_PAD", [(3, 4)],
+                lambda x: tf.pad(x, [[1, 3], [4, 0]], mode="SYMMETRIC")))
+    add(dm_spec("dm_space_to_batch_nd", "SPACE_TO_BATCH_ND", [(1, 5, 6, 2)],
+                lambda x: tf.space_to_batch_nd(x, [2, 3], [[1, 0], [0, 0]])))
+    add(dm_spec("dm_batch_to_space_nd", "BATCH_TO_SPACE_ND", [(4, 3, 2, 2)],
+                lambda x: tf.batch_to_space(x, [2, 2], [[1, 0], [0, 1]])))
+
+    # Keras recurrent layers unrolled (unroll=True): the converter splits
+    # the gates with SPLIT and the time steps with UNPACK, joins with PACK.
+    def rnn_net(kind):
+        def fn(rng):
+            import keras
+
+            keras.utils.set_random_seed(seed_of("net_%s_unroll" % kind))
+            layer = keras.layers.GRU if kind == "gru" else keras.layers.LSTM
+            inp = keras.Input((6, 5), batch_size=1)
+            x = layer(8, unroll=True, return_sequences=True)(inp)
+            x = layer(4, unroll=True)(x)
+            model = keras.Model(inp, keras.layers.Dense(3, activation="softmax")(x))
+            return lambda x: model(x)
+
+        return fn
+
+    for kind in ("gru", "lstm"):
+        add(Spec("net_%s_unroll" % kind, "UNPACK",
+                 dict(ops="keras %s(8, return_sequences) -> %s(4) -> dense softmax, unroll=True"
+                      % (kind.upper(), kind.upper())),
+                 rnn_net(kind), [[1, 6, 5]], ranges=[(-1.0, 1.0)]))
 
     return specs
 

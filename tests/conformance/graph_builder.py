@@ -8,9 +8,9 @@ import numpy as np
 import oracle
 
 
-def build(op, tensors, options_type, options, version=1, n_in=None):
+def build(op, tensors, options_type, options, version=1, n_in=None, n_out=1):
     """tensors: (shape, type name, scale, zero point[, constant data]) of the
-    inputs then the output; a tensor with data is a constant (its bytes in a
+    inputs then the n_out outputs; a tensor with data is a constant (its bytes in a
     buffer), the others are graph inputs. Scale None: not quantized.
     Returns the .tflite bytes."""
     import flatbuffers
@@ -33,17 +33,19 @@ def build(op, tensors, options_type, options, version=1, n_in=None):
             q.zeroPoint = list(zero) if isinstance(zero, (list, tuple)) else [zero]
             x.quantization = q
         g.tensors.append(x)
-    n_in = len(tensors) - 1 if n_in is None else n_in
+    n_in = len(tensors) - n_out if n_in is None else n_in
+    outs = list(range(n_in, n_in + n_out))
     code = S.OperatorCodeT()
-    code.builtinCode = code.deprecatedBuiltinCode = getattr(S.BuiltinOperator, op)
+    code.builtinCode = getattr(S.BuiltinOperator, op)
+    code.deprecatedBuiltinCode = min(code.builtinCode, 127)  # 127: see builtinCode
     code.version = version
     o = S.OperatorT()
-    o.opcodeIndex, o.inputs, o.outputs = 0, list(range(n_in)), [n_in]
+    o.opcodeIndex, o.inputs, o.outputs = 0, list(range(n_in)), outs
     if options_type:
         o.builtinOptionsType = getattr(S.BuiltinOptions, options_type)
         o.builtinOptions = options
     g.inputs = [i for i in range(n_in) if len(tensors[i]) <= 4]
-    g.outputs, g.operators = [n_in], [o]
+    g.outputs, g.operators = outs, [o]
     m = S.ModelT()
     m.version, m.operatorCodes, m.subgraphs = 3, [code], [g]
     m.buffers = buffers

@@ -30,13 +30,23 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 SHARED = os.path.normpath(os.path.join(REPO, "..", "shared"))
 SHARED_MODELS = os.path.join(SHARED, "models")
 
+# The shape and data-movement ops (ops.h's EDGE_DATA_OP_LIST): one code path
+# for every element type, checked on schema-built graphs of each type the
+# reference takes (test_data_ops.py) rather than only on converter fixtures.
+DATA_OPS = (
+    "SHAPE", "EXPAND_DIMS", "PACK", "UNPACK", "SPLIT", "SPLIT_V", "TRANSPOSE", "SLICE", "TILE",
+    "FILL", "ZEROS_LIKE", "BROADCAST_TO", "CAST", "REVERSE_V2", "GATHER", "GATHER_ND",
+    "SPACE_TO_DEPTH", "DEPTH_TO_SPACE", "SPACE_TO_BATCH_ND", "BATCH_TO_SPACE_ND", "MIRROR_PAD",
+    "BROADCAST_ARGS", "DYNAMIC_UPDATE_SLICE", "EMBEDDING_LOOKUP",
+)
+
 # The engine's op list (engine/src/ops/ops.h), by TFLite builtin name.
 ENGINE_OPS = (
     "CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "SUB", "MUL",
     "AVERAGE_POOL_2D", "MAX_POOL_2D", "MEAN", "RESHAPE", "SQUEEZE", "SOFTMAX",
     "LOGISTIC", "TANH", "HARD_SWISH", "RELU", "RELU6", "LEAKY_RELU", "PAD",
     "CONCATENATION", "STRIDED_SLICE", "QUANTIZE", "DEQUANTIZE", "MAXIMUM", "MINIMUM",
-)
+) + DATA_OPS
 
 # Activation (non-constant) tensor types the engine runs.
 ENGINE_ACT_TYPES = ("INT8", "UINT8", "FLOAT32", "INT32")
